@@ -1,0 +1,81 @@
+"""chatformats: LLM chat prompts rendered byte-for-byte as the models' Jinja chat templates
+render them, in pure Python.
+
+- :func:`render` — the template layer: the template alone, exactly as jinja2 renders it in
+  transformers' environment with exactly the variables given.
+- :func:`formats`, :func:`get_format` — the registry.
+- the errors, all subclasses of :class:`ChatFormatError` (a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ._jinja import check_json_like
+from ._registry import ChatFormat, formats, get_format
+from .errors import (
+    ChatFormatError,
+    InternalError,
+    InvalidConversation,
+    NestingTooDeep,
+    TemplateError,
+    TemplateTypeError,
+    UndefinedValueError,
+    UnknownFormatError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "render",
+    "formats",
+    "get_format",
+    "ChatFormat",
+    "ChatFormatError",
+    "TemplateError",
+    "UndefinedValueError",
+    "TemplateTypeError",
+    "InvalidConversation",
+    "NestingTooDeep",
+    "UnknownFormatError",
+    "InternalError",
+]
+
+
+def render(name: str, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
+    """Render ``messages`` with the chat template of format ``name``.
+
+    ``variables`` are the template's own names (``tools``, ``add_generation_prompt``,
+    ``enable_thinking``, ``bos_token``, ...); one not passed is undefined to the template, as in
+    jinja2's ``Template.render(**context)``.  ``now`` is the clock behind ``strftime_now``
+    (default: ``datetime.now()``, as transformers).
+
+    ``messages`` is a list (or tuple) of JSON-like values; every value must be JSON-like data
+    (``dict``, ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``, ``None``), else
+    :class:`InvalidConversation`.  Where the template calls ``raise_exception(msg)`` this raises
+    :class:`TemplateError` with ``msg``; where Jinja would fail otherwise, another
+    :class:`ChatFormatError`.
+    """
+    port = get_format(name).port
+    if type(messages) is not list and type(messages) is not tuple:
+        raise InvalidConversation(
+            f"messages must be a list of messages, not {type(messages).__name__}"
+        )
+    check_json_like(messages, "messages")
+    for key, value in variables.items():
+        check_json_like(value, key)
+    if now is None:
+        now = datetime.now()
+    elif not isinstance(now, datetime):
+        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+    try:
+        return port(messages, variables, now)
+    except ChatFormatError:
+        raise
+    except RecursionError:
+        raise NestingTooDeep("input is nested too deeply to render") from None
+    except Exception as exc:  # a port bug; the test suite fails on any InternalError
+        raise InternalError(
+            f"{name}: unexpected {type(exc).__name__}: {exc} (this is a chatformats bug)"
+        ) from exc

@@ -1,0 +1,324 @@
+"""The Jinja-equivalent primitives every port shares.
+
+Each function models one Jinja construct exactly as jinja2 3.1 evaluates it in the environment
+Hugging Face transformers builds for chat templates (``ImmutableSandboxedEnvironment`` with the
+default ``Undefined``, ``trim_blocks``, ``lstrip_blocks``, and transformers' own ``tojson``).
+Each docstring states the jinja2 definition and an example written as ``{{ ... }} -> ...``;
+``tests/test_jinja_core.py`` checks every one against jinja2 itself on generated values.
+
+Inputs are JSON-like data (``dict``, ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``,
+``None``, exact types): :func:`check_json_like` enforces that once per render, so the hot paths
+below can test exact types.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, NoReturn
+
+from .errors import (
+    InvalidConversation,
+    NestingTooDeep,
+    TemplateTypeError,
+    UndefinedValueError,
+)
+
+__all__ = [
+    "MISSING",
+    "Missing",
+    "attr",
+    "item",
+    "to_str",
+    "trim",
+    "tojson",
+    "items",
+    "length",
+    "iterate",
+    "contains",
+    "is_string",
+    "is_mapping",
+    "is_iterable",
+    "is_sequence",
+    "need_str",
+    "concat_error",
+    "check_json_like",
+    "type_name",
+]
+
+
+class Missing:
+    """Jinja's default ``Undefined``: what a missing key, a failed lookup or a variable that
+    was not passed evaluates to.
+
+    Like ``jinja2.Undefined`` it is false, renders as ``""`` (so ``str(MISSING) == ""``), has
+    length 0, iterates nothing and equals only itself::
+
+        {{ missing }} -> ""          {{ missing|length }} -> 0
+        {% for x in missing %}{% endfor %} -> ""   {{ missing == missing }} -> True
+
+    Anything that reads *into* it (an attribute, an item, ``+``) fails; the ports raise
+    :class:`~chatformats.errors.UndefinedValueError` there (see :func:`attr`, :func:`need_str`).
+    """
+
+    __slots__ = ()
+    _instance: Missing | None = None
+
+    def __new__(cls) -> Missing:
+        if cls._instance is None:
+            cls._instance = object.__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return ""
+
+    def __len__(self) -> int:
+        return 0
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+#: The one undefined value.
+MISSING = Missing()
+
+_SCALARS = (str, int, float, bool, type(None))
+_CONTAINERS = (dict, list, tuple)
+
+
+def type_name(value: Any) -> str:
+    """The type name Jinja's error messages would use (``Undefined`` for :data:`MISSING`)."""
+    return "Undefined" if value is MISSING else type(value).__name__
+
+
+def _undefined(path: str) -> NoReturn:
+    raise UndefinedValueError(f"{path} is undefined")
+
+
+def attr(obj: Any, name: str, path: str = "value") -> Any:
+    """``obj.name``: jinja2's ``getattr`` — the Python attribute first, then the item.
+
+    For the names ports read (``role``, ``content``, ``tool_calls``, ... — no JSON type has
+    an attribute of that name, which ``tests/test_jinja_core.py`` checks) this is the dict
+    item, or :data:`MISSING` for a dict without that key and for every non-dict value::
+
+        {{ {'role': 'user'}.role }} -> user      {{ 'text'.role }} -> ""  (undefined)
+        {{ none.role }} -> ""                    {{ missing.role }} -> UndefinedError
+    """
+    if type(obj) is dict:
+        return obj.get(name, MISSING)
+    if obj is MISSING:
+        _undefined(f"{path} (reading .{name})")
+    return MISSING
+
+
+def item(obj: Any, key: Any, path: str = "value") -> Any:
+    """``obj[key]``: jinja2's ``getitem`` — the item first, then (for a string key) the
+    attribute; a failed lookup is :data:`MISSING`::
+
+        {{ [1, 2][0] }} -> 1     {{ [1, 2][5] }} -> ""     {{ 'ab'[1] }} -> b
+        {{ {'a': 1}['a'] }} -> 1 {{ 5['a'] }} -> ""        {{ missing[0] }} -> UndefinedError
+    """
+    if obj is MISSING:
+        _undefined(f"{path} (reading [{key!r}])")
+    try:
+        return obj[key]
+    except (TypeError, LookupError):
+        return MISSING
+
+
+def to_str(value: Any) -> str:
+    """``{{ value }}`` and ``value|string``: ``str(value)`` (so a dict renders as its Python
+    repr, ``True`` as ``True``, ``None`` as ``None``) and ``""`` for undefined::
+
+        {{ {'a': [1, None]} }} -> {'a': [1, None]}    {{ 1.0 }} -> 1.0    {{ missing }} -> ""
+    """
+    if type(value) is str:
+        return value
+    try:
+        return str(value)
+    except RecursionError:
+        raise NestingTooDeep("value is nested too deeply to render") from None
+
+
+def trim(value: Any) -> str:
+    """``value|trim``: ``str(value).strip()`` — whitespace as Python's ``str.strip`` defines it::
+
+        {{ '  a \\n'|trim }} -> a     {{ ['x']|trim }} -> ['x']     {{ missing|trim }} -> ""
+    """
+    if type(value) is str:
+        return value.strip()
+    return to_str(value).strip()
+
+
+def tojson(value: Any, indent: int | None = None) -> str:
+    """``value|tojson`` as transformers defines it: ``json.dumps(value, ensure_ascii=False,
+    indent=indent)`` — no key sorting, no HTML escaping::
+
+        {{ {'b': 1, 'a': 'é<'}|tojson }} -> {"b": 1, "a": "é<"}
+        {{ (1, 2)|tojson(indent=2) }} -> "[\\n  1,\\n  2\\n]"
+        {{ missing|tojson }} -> TypeError (Object of type Undefined is not JSON serializable)
+    """
+    if value is MISSING:
+        raise TemplateTypeError("Object of type Undefined is not JSON serializable")
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=indent)
+    except RecursionError:
+        raise NestingTooDeep("value is nested too deeply for tojson") from None
+    except (TypeError, ValueError) as exc:
+        raise TemplateTypeError(f"tojson failed: {exc}") from None
+
+
+def items(value: Any, path: str = "value") -> Iterable[Any]:
+    """``value|items``: the mapping's ``(key, value)`` pairs; nothing for undefined; a
+    non-mapping fails (jinja2: ``TypeError: Can only get item pairs from a mapping.``)::
+
+        {% for k, v in {'a': 1}|items %}{{ k }}={{ v }}{% endfor %} -> a=1
+    """
+    if type(value) is dict:
+        return value.items()
+    if value is MISSING:
+        return ()
+    raise TemplateTypeError(f"{path} is {type_name(value)}: Can only get item pairs from a mapping.")
+
+
+def length(value: Any, path: str = "value") -> int:
+    """``value|length``: ``len(value)``; 0 for undefined; a number or ``None`` fails::
+
+        {{ 'abc'|length }} -> 3    {{ missing|length }} -> 0    {{ none|length }} -> TypeError
+    """
+    try:
+        return len(value)
+    except TypeError:
+        raise TemplateTypeError(
+            f"{path} is {type_name(value)}: object of type '{type_name(value)}' has no len()"
+        ) from None
+
+
+def iterate(value: Any, path: str = "value") -> Iterable[Any]:
+    """``{% for x in value %}``: a list or tuple's items, a string's characters, a dict's keys,
+    nothing for undefined; a number, bool or ``None`` fails::
+
+        {% for c in 'ab' %}[{{ c }}]{% endfor %} -> [a][b]    {% for k in {'a': 1} %}{{ k }}{% endfor %} -> a
+    """
+    tp = type(value)
+    if tp is list or tp is tuple or tp is str or tp is dict or value is MISSING:
+        return value  # type: ignore[no-any-return]
+    raise TemplateTypeError(f"{path} is {type_name(value)}: '{type_name(value)}' object is not iterable")
+
+
+def contains(haystack: Any, needle: Any, path: str = "value") -> bool:
+    """``needle in haystack``: Python's ``in`` (substring for strings, key for dicts, equality
+    for lists); undefined contains nothing; ``None`` or a number fails::
+
+        {{ 'im' in 'image' }} -> True    {{ 'a' in {'a': 1} }} -> True    {{ 'a' in missing }} -> False
+    """
+    try:
+        return needle in haystack
+    except TypeError as exc:
+        raise TemplateTypeError(f"{path}: {exc}") from None
+
+
+def is_string(value: Any) -> bool:
+    """``value is string``: ``isinstance(value, str)``."""
+    return type(value) is str
+
+
+def is_mapping(value: Any) -> bool:
+    """``value is mapping``: ``isinstance(value, collections.abc.Mapping)`` (a dict)."""
+    return type(value) is dict
+
+
+def is_iterable(value: Any) -> bool:
+    """``value is iterable``: ``iter(value)`` succeeds — strings, lists, tuples, dicts and
+    undefined are iterable; numbers, bools and ``None`` are not."""
+    tp = type(value)
+    return tp is str or tp is list or tp is dict or tp is tuple or value is MISSING
+
+
+def is_sequence(value: Any) -> bool:
+    """``value is sequence``: ``len(value)`` works and the value has ``__getitem__`` — so
+    strings and dicts are sequences, and so is undefined (length 0)."""
+    return is_iterable(value)
+
+
+def concat_error(value: Any, path: str) -> Exception:
+    """The error Jinja raises when ``value`` (not a string) meets ``+`` with a string: an
+    ``UndefinedError`` for undefined, a ``TypeError`` for anything else."""
+    if value is MISSING:
+        return UndefinedValueError(f"{path} is undefined (cannot concatenate it to a string)")
+    return TemplateTypeError(
+        f'{path} is {type_name(value)}: can only concatenate str (not "{type_name(value)}") to str'
+    )
+
+
+def need_str(value: Any, path: str) -> str:
+    """``'text' + value``: ``value`` itself when it is a string, else Jinja's failure."""
+    if type(value) is str:
+        return value
+    raise concat_error(value, path)
+
+
+def check_json_like(value: Any, path: str) -> None:
+    """Refuse what is not JSON-like data with :class:`InvalidConversation` naming its path.
+
+    Accepted: ``dict`` (keys ``str``, ``int``, ``float``, ``bool`` or ``None``), ``list``,
+    ``tuple``, ``str``, ``int``, ``float``, ``bool``, ``None`` — exact types, nested to any
+    depth (the walk is iterative), shared or even cyclic references included.  Subclasses
+    (enums, ``OrderedDict``, numpy scalars) and other objects are refused: Jinja would read
+    their attributes, which a port does not model.  ``apply_chat_template`` converts such values
+    the way transformers does before they get here.
+    """
+    tp = type(value)
+    if tp is str or tp is int or tp is bool or tp is float or value is None:
+        return
+    seen: set[int] = set()
+    stack: list[tuple[Any, Any]] = [(value, None)]
+    while stack:
+        obj, where = stack.pop()
+        tp = type(obj)
+        if tp is str or tp is int or tp is bool or tp is float or obj is None:
+            continue
+        if tp is dict:
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            for key, sub in obj.items():
+                if type(key) not in _SCALARS:
+                    raise InvalidConversation(
+                        f"{_path(path, where)} has a key of type {type(key).__name__}; keys must be strings"
+                    )
+                stk = type(sub)
+                if stk is str or stk is int or stk is bool or stk is float or sub is None:
+                    continue
+                stack.append((sub, (where, key)))
+        elif tp is list or tp is tuple:
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            for index, sub in enumerate(obj):
+                stk = type(sub)
+                if stk is str or stk is int or stk is bool or stk is float or sub is None:
+                    continue
+                stack.append((sub, (where, index)))
+        else:
+            raise InvalidConversation(
+                f"{_path(path, where)} is a {tp.__module__}.{tp.__qualname__}, not JSON-like data "
+                "(dict, list, tuple, str, int, float, bool or None)"
+            )
+
+
+def _path(root: str, where: Any) -> str:
+    parts: list[str] = []
+    while where is not None:
+        where, key = where
+        parts.append(f".{key}" if type(key) is str and key.isidentifier() else f"[{key!r}]")
+    return root + "".join(reversed(parts))

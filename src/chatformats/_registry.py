@@ -1,0 +1,155 @@
+"""The closed table of formats: name -> model ids, special tokens, port module, template file.
+
+Literal on purpose (no registration by import side effect). ``tests/test_registry.py`` ties
+every entry to its port module and to ``reference_templates/`` by sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from .errors import ChatFormatError, UnknownFormatError
+
+PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    """One supported chat template.
+
+    ``render(messages, **variables)`` is the template layer for this format, the same as
+    ``chatformats.render(self.name, messages, **variables)``.
+    """
+
+    name: str
+    model_ids: tuple[str, ...]
+    #: Special tokens the model's tokenizer passes to the template (the pipeline layer merges
+    #: them under the caller's keyword arguments).
+    special_tokens: Mapping[str, str]
+    #: ``ported`` or ``pending``.
+    status: str
+    module: str
+    template_file: str
+    template_sha256: str
+    description: str = field(default="", compare=False)
+
+    @property
+    def template_path(self) -> Path:
+        """The reference template this format is a port of."""
+        return _template_dir() / self.template_file
+
+    def template_source(self) -> str:
+        """The reference template's text, checked against its pinned sha256."""
+        data = self.template_path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != self.template_sha256:
+            raise ChatFormatError(
+                f"{self.template_path} has sha256 {digest}, expected {self.template_sha256}"
+            )
+        return data.decode("utf-8")
+
+    @property
+    def port(self) -> PortFunction:
+        """The port's own ``render(messages, variables, now)`` (no input checks)."""
+        if self.status != "ported":
+            raise ChatFormatError(f"format {self.name!r} is not ported yet (status: {self.status})")
+        fn: PortFunction = importlib.import_module(f"chatformats.ports.{self.module}").render
+        return fn
+
+    def render(self, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
+        from . import render
+
+        return render(self.name, messages, now=now, **variables)
+
+    def __reduce__(self) -> Any:
+        return (get_format, (self.name,))
+
+
+def _template_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "reference_templates", here.parent.parent / "reference_templates"):
+        if candidate.is_dir():
+            return candidate
+    return here / "reference_templates"
+
+
+_LLAMA3_TOKENS = {
+    "bos_token": "<|begin_of_text|>",
+    "eos_token": "<|eot_id|>",
+}
+
+_FORMATS: dict[str, ChatFormat] = {
+    f.name: f
+    for f in (
+        ChatFormat(
+            name="solar-open",
+            model_ids=("upstage/Solar-Open-100B",),
+            special_tokens={},
+            status="pending",
+            module="solar_open",
+            template_file="solar_open.jinja",
+            template_sha256="e7a5ad7d23b2a9cac020db4582dd076cc400007ae7daecb08f30ca1cb53f9dd0",
+            description="Upstage Solar Open 100B",
+        ),
+        ChatFormat(
+            name="llama-3.2-vision",
+            model_ids=("meta-llama/Llama-3.2-11B-Vision-Instruct",),
+            special_tokens=_LLAMA3_TOKENS,
+            status="pending",
+            module="llama3_2_vision",
+            template_file="llama3_2_vision.jinja",
+            template_sha256="d3e97dc81677b7918ffae734b13999c4b4ea5eb3939a8506bbf501602f4d2b62",
+            description="Meta Llama 3.2 11B Vision Instruct (source-document variant)",
+        ),
+        ChatFormat(
+            name="minicpm-v-4.6-thinking",
+            model_ids=("openbmb/MiniCPM-V-4_6-Thinking",),
+            special_tokens={},
+            status="pending",
+            module="minicpm_v4_6_thinking",
+            template_file="minicpm_v4_6_thinking.jinja",
+            template_sha256="19356d2fd1c60dc46c92f3b05a5e01a32cdd1ab10b68d649a0081e6bba7c8137",
+            description="OpenBMB MiniCPM-V 4.6 Thinking",
+        ),
+        ChatFormat(
+            name="cogito",
+            model_ids=("deepcogito/cogito-v1-preview-llama-8B",),
+            special_tokens=_LLAMA3_TOKENS,
+            status="pending",
+            module="cogito",
+            template_file="cogito.jinja",
+            template_sha256="ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
+            description="Deep Cogito v1 (Llama-based hybrid reasoning)",
+        ),
+        ChatFormat(
+            name="qwen3-tool-agent",
+            model_ids=(),
+            special_tokens={"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
+            status="ported",
+            module="qwen3_tool_agent",
+            template_file="qwen3_tool_agent.jinja",
+            template_sha256="ff80afbfb2bfc83da910c94d8333a10df14b6ad76cc00e5549c3fa16ebed374f",
+            description="Qwen3 (2507-series) template with a fixed tool-use preamble",
+        ),
+    )
+}
+
+
+def formats() -> list[str]:
+    """The names of every registered format, ported or not (see :func:`get_format`)."""
+    return list(_FORMATS)
+
+
+def get_format(name: str) -> ChatFormat:
+    """The :class:`ChatFormat` registered under ``name``."""
+    try:
+        return _FORMATS[name]
+    except (KeyError, TypeError):
+        raise UnknownFormatError(
+            f"unknown format {name!r}; known formats: {', '.join(_FORMATS)}"
+        ) from None

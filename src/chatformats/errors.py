@@ -1,0 +1,62 @@
+"""The error tree.
+
+Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``), one of:
+
+- :class:`TemplateError`: the template called ``raise_exception(msg)``; ``str(err) == msg``.
+- :class:`UndefinedValueError`: where Jinja raises ``UndefinedError`` (an attribute or item of
+  an undefined value, an undefined value concatenated with ``+``, ``tojson`` of undefined).
+- :class:`TemplateTypeError`: where Jinja fails with a Python ``TypeError`` or ``ValueError``
+  (``None`` concatenated to a string, ``|items`` of a non-mapping, iterating ``None``,
+  ``|length`` of a number, a circular structure given to ``tojson``).
+- :class:`InvalidConversation`: input that is not JSON-like data, or is nested deeper than
+  Python can serialise (:class:`NestingTooDeep`).
+- :class:`UnknownFormatError`: a format name that is not registered.
+- :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
+  the test suite fails on any of these.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ChatFormatError",
+    "TemplateError",
+    "UndefinedValueError",
+    "TemplateTypeError",
+    "InvalidConversation",
+    "NestingTooDeep",
+    "UnknownFormatError",
+    "InternalError",
+]
+
+
+class ChatFormatError(ValueError):
+    """Base class of every error chatformats raises while rendering."""
+
+
+class TemplateError(ChatFormatError):
+    """The template's own ``raise_exception(message)``; the message is verbatim."""
+
+
+class UndefinedValueError(ChatFormatError):
+    """Jinja's ``UndefinedError``: an undefined value was used where a value is required."""
+
+
+class TemplateTypeError(ChatFormatError):
+    """Jinja failed with a Python ``TypeError``/``ValueError`` (wrong type where the template
+    concatenates, iterates, measures or serialises a value)."""
+
+
+class InvalidConversation(ChatFormatError):
+    """The input is not a conversation chatformats accepts (not JSON-like data)."""
+
+
+class NestingTooDeep(InvalidConversation):
+    """A value is nested deeper than Python's ``json.dumps``/``repr`` can recurse."""
+
+
+class UnknownFormatError(ChatFormatError):
+    """No format with that name is registered."""
+
+
+class InternalError(ChatFormatError):
+    """An unexpected exception inside a port: always a chatformats bug."""

@@ -1,0 +1,47 @@
+"""Parity of the qwen3-tool-agent port with its reference template."""
+
+from __future__ import annotations
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from . import strategies as s
+from .parity import assert_parity, assert_template_lines_exercised
+
+NAME = "qwen3-tool-agent"
+
+qwen3_variables = s.variables(
+    tools=s.tools_any,
+    add_generation_prompt=s.variable_values,
+)
+
+
+@given(messages=s.realistic_conversation(), variables=qwen3_variables)
+def test_realistic_conversations(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=s.adversarial_messages, variables=qwen3_variables)
+@example(messages=[], variables={})
+@example(messages=[], variables={"tools": [{"a": 1}]})
+@example(messages=[{"role": "tool", "content": "x"}, {"role": "tool"}], variables={})
+@example(messages=[{"role": "assistant", "content": "a</think>b", "tool_calls": [{"function": {"name": "f"}}]}],
+         variables={})
+@example(messages=[{"role": "assistant", "tool_calls": "ab"}], variables={})
+@example(messages=[{"role": "assistant", "tool_calls": 3}], variables={})
+@example(messages=[{"role": "system", "content": None}], variables={"tools": "ab"})
+@example(messages=["user", {"role": "user", "content": "<tool_response>x</tool_response>"},
+                   {"role": "assistant", "content": "<think>r</think>\n\nok"}],
+         variables={"add_generation_prompt": True})
+def test_any_shape(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=st.lists(s.message(roles=st.sampled_from(["user", "assistant", "tool", "system"])), max_size=8),
+       variables=qwen3_variables)
+def test_role_sequences(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+def test_template_lines_exercised():
+    assert_template_lines_exercised(NAME)
