@@ -1,0 +1,231 @@
+"""Port of ``reference_templates/cogito.jinja``.
+
+Deep Cogito's Llama-3-based template with an ``enable_thinking`` switch.  Laid out like the
+template: the variable defaults and the system-message extraction (lines 1-24, as
+:class:`Variables`), the system block (25-47), the message loop with its three cases in the
+template's order (49-115) and the generation prompt (116-123).  ``Lnn`` comments cite template
+lines.
+
+Whitespace: every tag and comment carries ``-`` on the left and ``trim_blocks`` eats the newline
+after each block tag, so the blank line 48 and the indented blank line 67 emit nothing; only the
+newlines *inside* the string literals (L18-20, 27-29, 33-35, 37-38, 41-43, 54-56, 70-72, 80-82,
+105-107, 117-119) and the ``'\\n'`` escape of L121 reach the output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Mapping, Sequence
+
+from .._jinja import MISSING, attr, concat_error, item, iterate, to_str, tojson, trim
+from ..errors import TemplateTypeError
+
+# The string literals, newlines as the template holds them.
+_THINKING = "Enable deep thinking subroutine."  # L18, L22
+_THINKING_SEP = "Enable deep thinking subroutine.\n\n"  # L18-20
+_SYSTEM_HEADER = "<|start_header_id|>system<|end_header_id|>\n\n"  # L27-29
+_TOOLS_SEP = "\n\n"  # L33-35
+_TOOLS_HEAD = "Available Tools:\n"  # L37-38
+_TOOL_TAIL = "\n\n"  # L41-43
+_EOT = "<|eot_id|>"  # L46, L66, L113
+_HEADER_OPEN = "<|start_header_id|>"  # L54
+_HEADER_CLOSE = "<|end_header_id|>\n\n"  # L54-56
+_ASSISTANT_HEADER = "<|start_header_id|>assistant<|end_header_id|>\n\n"  # L70-72, L117-119
+_PART_SEP = "\n\n"  # L80-82
+_ID_OPEN = ', "id": "'  # L94
+_ID_CLOSE = '"}'  # L94
+_CALLS_END = "]<|eot_id|>"  # L99
+_IPYTHON_HEADER = "<|start_header_id|>ipython<|end_header_id|>\n\n"  # L105-107
+_CONTENT_OPEN = '{"content": '  # L109, L111
+_CALL_ID_OPEN = ', "call_id": "'  # L109
+_THINK_PREFILL = "<think>\n"  # L121 ('<think>\n': the escape is a newline)
+
+
+@dataclass(frozen=True)
+class Variables:
+    """L2-24: the template's ``set`` variables once its prologue has run.
+
+    ``tools`` is ``None`` when not passed (L2-4); ``enable_thinking`` is ``False`` when not
+    passed (L5-7); ``system_message`` is the first message's content through ``|trim`` when its
+    role is ``system`` (L9-14), with the thinking sentence put in front (L16-24);
+    ``messages`` has that first message sliced off (L11); ``offset`` (1 or 0) maps an index of
+    ``messages`` back to the caller's list, for error paths."""
+
+    tools: Any
+    enable_thinking: Any
+    system_message: str
+    messages: Sequence[Any]
+    offset: int
+
+
+def prologue(messages: Sequence[Any], variables: Mapping[str, Any]) -> Variables:
+    """L2-24."""
+    tools = variables.get("tools", MISSING)
+    if tools is MISSING:  # L2-4: not tools is defined
+        tools = None
+    enable_thinking = variables.get("enable_thinking", MISSING)
+    if enable_thinking is MISSING:  # L5-7
+        enable_thinking = False
+    # L9: messages[0]['role'] (an empty conversation fails: undefined['role'])
+    first = item(messages, 0, "messages")
+    offset = 0
+    if item(first, "role", "messages[0]") == "system":
+        system_message = trim(item(first, "content"))  # L10
+        messages = messages[1:]  # L11
+        offset = 1
+    else:
+        system_message = ""  # L13
+    if enable_thinking:  # L16
+        if system_message != "":  # L17-20
+            system_message = _THINKING_SEP + system_message
+        else:  # L21-22
+            system_message = _THINKING
+    return Variables(tools, enable_thinking, system_message, messages, offset)
+
+
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+    out: list[str] = []
+    emit = out.append
+
+    emit(to_str(variables.get("bos_token", MISSING)))  # L1: str() of any value, "" if undefined
+    v = prologue(messages, variables)  # L2-24
+    system_message = v.system_message
+    tools = v.tools
+
+    # L26-47: the system block.
+    if tools is not None or system_message != "":
+        emit(_SYSTEM_HEADER)  # L27-29
+        emit(system_message)  # L30
+        if tools is not None:  # L31
+            if system_message != "":  # L32-36
+                emit(_TOOLS_SEP)
+            emit(_TOOLS_HEAD)  # L37-38
+            for index, tool in enumerate(iterate(tools, "tools")):  # L39
+                try:
+                    emit(tojson(tool, indent=4))  # L40
+                except TemplateTypeError as exc:
+                    raise TemplateTypeError(f"tools[{index}]: {exc}") from None
+                emit(_TOOL_TAIL)  # L41-43
+        emit(_EOT)  # L46
+
+    offset = v.offset
+    for index, message in enumerate(v.messages):  # L50
+        if type(message) is dict:
+            role = message.get("role", MISSING)
+            tool_calls = message.get("tool_calls", MISSING)
+        else:  # no other JSON value has these attributes: both undefined
+            role = attr(message, "role")
+            tool_calls = attr(message, "tool_calls")
+        # L53: Case 1 - not (role ipython/tool/tool_results, or tool_calls defined and not none)
+        if not (
+            role == "ipython"
+            or role == "tool"
+            or role == "tool_results"
+            or (tool_calls is not MISSING and tool_calls is not None)
+        ):
+            header_role = item(message, "role")  # L54: message['role']
+            if type(header_role) is not str:
+                raise concat_error(header_role, f"messages[{index + offset}].role")
+            emit(_HEADER_OPEN + header_role + _HEADER_CLOSE)  # L54-56
+            content = item(message, "content")
+            if type(content) is str:  # L57-58
+                emit(content.strip())
+            else:  # L59-64
+                for part in _content_parts(content, index + offset):
+                    if type(part) is dict and part.get("type", MISSING) == "text":  # L61
+                        emit(trim(part.get("text", MISSING)))  # L62
+            emit(_EOT)  # L66
+
+        # L69: Case 2 - the same condition again (kept literally): tool_calls wins over any role
+        elif tool_calls is not MISSING and tool_calls is not None:
+            emit(_ASSISTANT_HEADER)  # L70-72
+            content = message.get("content", MISSING)
+            if type(content) is str:  # L73-74
+                emit(content.strip())
+            else:  # L75-85
+                for part in _content_parts(content, index + offset):
+                    if type(part) is dict and part.get("type", MISSING) == "text":  # L77
+                        text = trim(part.get("text", MISSING))
+                        emit(text)  # L78
+                        if text != "":  # L79-83
+                            emit(_PART_SEP)
+            emit("[")  # L87 (left unclosed when there is no tool call)
+            _tool_calls(emit, tool_calls, index + offset)  # L88-101
+
+        # L104: Case 3 - always true here (kept literally); ``.role`` and ``["role"]`` agree on
+        # the dicts that reach it.
+        elif role == "ipython" or role == "tool_results" or role == "tool":
+            emit(_IPYTHON_HEADER)  # L105-107
+            content_json = _content_json(message.get("content", MISSING), index + offset)
+            tool_call_id = message.get("tool_call_id", MISSING)
+            if tool_call_id is not MISSING and tool_call_id != "":  # L108-109
+                if type(tool_call_id) is not str:
+                    raise concat_error(tool_call_id, f"messages[{index + offset}].tool_call_id")
+                emit(_CONTENT_OPEN + content_json + _CALL_ID_OPEN + tool_call_id + _ID_CLOSE)
+            else:  # L110-111
+                emit(_CONTENT_OPEN + content_json + "}")
+            emit(_EOT)  # L113
+
+    if variables.get("add_generation_prompt", MISSING):  # L116
+        emit(_ASSISTANT_HEADER)  # L117-119
+        if v.enable_thinking:  # L120-122
+            emit(_THINK_PREFILL)
+    return "".join(out)
+
+
+def _content_parts(content: Any, index: int) -> Any:
+    """L60 / L76: ``for item in message['content']`` (content is not a string here): a list's
+    items, a dict's keys, nothing when undefined; ``None`` or a number fails."""
+    tp = type(content)
+    if tp is list or tp is tuple or content is MISSING:
+        return content
+    return iterate(content, f"messages[{index}].content")
+
+
+def _tool_calls(emit: Callable[[str], Any], tool_calls: Any, index: int) -> None:
+    """L88-101: each call's ``function`` as JSON, ``"id"`` spliced in before its last character
+    when the call has an ``id``; ``", "`` between calls, ``"]<|eot_id|>"`` after the last."""
+    tp = type(tool_calls)
+    calls = tool_calls if tp is list or tp is tuple else list(
+        iterate(tool_calls, f"messages[{index}].tool_calls"))
+    last = len(calls) - 1
+    for k, tool_call in enumerate(calls):
+        if type(tool_call) is dict:
+            function = tool_call.get("function", MISSING)
+        else:
+            function = attr(tool_call, "function")
+        # L89: set out = tool_call.function|tojson
+        if function is MISSING:
+            raise TemplateTypeError(
+                f"messages[{index}].tool_calls[{k}].function is undefined: "
+                "Object of type Undefined is not JSON serializable"
+            )
+        try:
+            out = tojson(function)
+        except TemplateTypeError as exc:
+            raise TemplateTypeError(f"messages[{index}].tool_calls[{k}].function: {exc}") from None
+        # tool_call is a dict here: anything else has an undefined function and failed above
+        call_id = tool_call.get("id", MISSING)
+        if call_id is MISSING:  # L90-91: not tool_call.id is defined
+            emit(out)
+        else:  # L92-94: out[:-1] cuts the last character whatever the JSON is
+            if type(call_id) is not str:
+                raise concat_error(call_id, f"messages[{index}].tool_calls[{k}].id")
+            emit(out[:-1] + _ID_OPEN + call_id + _ID_CLOSE)
+        if k != last:  # L96-97: not loop.last
+            emit(", ")
+        else:  # L98-99
+            emit(_CALLS_END)
+
+
+def _content_json(content: Any, index: int) -> str:
+    """L109 / L111: ``message.content | tojson`` (an undefined content fails)."""
+    if content is MISSING:
+        raise TemplateTypeError(
+            f"messages[{index}].content is undefined: Object of type Undefined is not JSON serializable"
+        )
+    try:
+        return tojson(content)
+    except TemplateTypeError as exc:
+        raise TemplateTypeError(f"messages[{index}].content: {exc}") from None

@@ -1,0 +1,167 @@
+"""Parity of the cogito port with its reference template."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from . import strategies as s
+from .parity import assert_parity, assert_template_lines_exercised
+
+NAME = "cogito"
+
+# Each variable the template reads, independently passed or not, realistic and odd values.
+cogito_variables = s.variables(
+    bos_token=st.one_of(st.just("<|begin_of_text|>"), s.variable_values),
+    tools=st.one_of(s.tools_any, st.just(""), st.just({}), st.integers(-1, 2)),
+    enable_thinking=s.variable_values,
+    add_generation_prompt=s.variable_values,
+)
+
+tool_roles = st.sampled_from(["tool", "ipython", "tool_results"])
+
+
+@st.composite
+def cogito_tool_call(draw: st.DrawFn) -> Any:
+    """A tool call aimed at L88-101: ``function`` of every JSON type (its JSON is cut by
+    ``out[:-1]`` whatever it is), ``id`` absent, a string, empty, or not a string."""
+    call: dict[str, Any] = {}
+    if draw(st.integers(0, 5)) > 0:
+        call["id"] = draw(st.one_of(
+            st.sampled_from(["call_1", "call_2", ""]), s.short_texts, st.none(), st.integers(), s.json_value))
+    if draw(st.integers(0, 6)) > 0:
+        call["function"] = draw(st.one_of(
+            st.fixed_dictionaries({"name": st.sampled_from(["get_weather", "search"])},
+                                  optional={"arguments": st.one_of(
+                                      st.dictionaries(s.short_texts, s.json_value, max_size=2),
+                                      st.dictionaries(s.short_texts, s.json_value, max_size=2).map(json.dumps),
+                                      s.json_value)}),
+            s.json_value,
+        ))
+    if draw(st.integers(0, 4)) == 0:
+        call["type"] = "function"
+    if draw(st.integers(0, 12)) == 0:
+        return draw(s.json_value)
+    return call
+
+
+cogito_tool_calls = st.one_of(
+    st.lists(cogito_tool_call(), min_size=1, max_size=3),
+    st.lists(cogito_tool_call(), max_size=3).map(tuple),
+    st.sampled_from([[], (), "", {}, None, 0, False, "a", {"function": {"name": "f"}}]),
+    s.json_value,
+)
+
+
+@st.composite
+def cogito_message(draw: st.DrawFn) -> Any:
+    """A message aimed at the three cases of L53-114: any role (the tool roles often),
+    ``tool_calls`` absent, None or present whatever the role, content a string, a list of
+    parts, None, absent or anything, ``tool_call_id`` absent, empty, a string or not."""
+    if draw(st.integers(0, 25)) == 0:
+        return draw(s.json_value)
+    msg: dict[str, Any] = {}
+    if draw(st.integers(0, 15)) > 0:
+        msg["role"] = draw(st.one_of(tool_roles, st.sampled_from(["user", "assistant", "system"]), s.roles))
+    if draw(st.integers(0, 6)) > 0:
+        msg["content"] = draw(s.contents)
+    if draw(st.integers(0, 2)) == 0:
+        msg["tool_calls"] = draw(cogito_tool_calls)
+    if draw(st.integers(0, 2)) == 0:
+        msg["tool_call_id"] = draw(st.one_of(
+            st.sampled_from(["call_1", ""]), s.short_texts, st.none(), st.integers(-1, 1), s.json_value))
+    return msg
+
+
+@st.composite
+def cogito_conversation(draw: st.DrawFn) -> list[Any]:
+    """A system message first (content of any kind) or not, then cogito-aimed messages."""
+    msgs: list[Any] = []
+    if draw(st.booleans()):
+        msgs.append({"role": "system", "content": draw(st.one_of(s.texts, s.contents, s.json_value))})
+    msgs.extend(draw(st.lists(cogito_message(), max_size=5)))
+    return msgs
+
+
+@st.composite
+def realistic_cogito(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """What a client of a Llama-3 tool model sends: the shared realistic conversation with the
+    tool results under one of the three tool roles the template accepts."""
+    msgs = draw(s.realistic_conversation())
+    role = draw(tool_roles)
+    return [dict(m, role=role) if m.get("role") == "tool" else m for m in msgs]
+
+
+realistic_variables = s.variables(
+    bos_token=st.just("<|begin_of_text|>"),
+    tools=s.tools_realistic,
+    enable_thinking=st.booleans(),
+    add_generation_prompt=st.booleans(),
+)
+
+
+@given(messages=realistic_cogito(), variables=realistic_variables)
+@example(messages=[{"role": "system", "content": " Be brief. "}, {"role": "user", "content": " hi "}],
+         variables={"bos_token": "<|begin_of_text|>", "enable_thinking": True, "add_generation_prompt": True})
+@example(messages=[{"role": "user", "content": "hi"}], variables={"tools": [], "enable_thinking": True})
+def test_realistic_conversations(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=s.adversarial_messages, variables=cogito_variables)
+@example(messages=[], variables={})  # messages[0]['role'] of an empty list: undefined['role'] fails
+@example(messages=["x"], variables={})  # a non-dict message has no role to concatenate (L54)
+@example(messages=[{"role": "user"}], variables={"bos_token": None})  # bos_token renders "None"
+@example(messages=[{"role": "user", "content": None}], variables={})  # iterating None (L60)
+@example(messages=[{"role": "system", "content": None}], variables={})  # None|trim is "None"
+@example(messages=[{"role": "system", "content": ["a"]}], variables={"enable_thinking": 1})
+@example(messages=[{"role": 1, "content": "x"}], variables={})  # non-string role (L54)
+def test_any_shape(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=cogito_conversation(), variables=cogito_variables)
+@example(messages=[{"role": "assistant", "content": "x", "tool_calls": []}], variables={})  # unclosed [
+@example(messages=[{"role": "user", "content": "x", "tool_calls": ""}], variables={})  # unclosed [, any role
+@example(messages=[{"role": "tool", "tool_calls": {}}], variables={})  # tool_calls beats the tool role
+@example(messages=[{"role": "assistant", "tool_calls": [{"function": "f", "id": "i"}]}],
+         variables={})  # "f" JSON-quoted, its closing quote cut by out[:-1]
+@example(messages=[{"role": "assistant", "tool_calls": [{"function": [1], "id": "i"}, {"function": 12}]}],
+         variables={})
+@example(messages=[{"role": "assistant", "tool_calls": [{"function": {"name": "f"}, "id": 7}]}],
+         variables={})  # a non-string id fails the concatenation
+@example(messages=[{"role": "assistant", "tool_calls": [{"id": "i"}]}], variables={})  # undefined|tojson
+@example(messages=[{"role": "assistant", "tool_calls": ["ab"]}], variables={})
+@example(messages=[{"role": "assistant", "tool_calls": 0}], variables={})  # 0 is not iterable
+@example(messages=[{"role": "assistant", "content": [{"type": "text", "text": " a "}, {"type": "text", "text": " "}],
+                    "tool_calls": [{"function": {}}]}], variables={})  # "\n\n" only after non-empty text
+@example(messages=[{"role": "assistant", "content": None, "tool_calls": [{"function": {}}]}], variables={})
+@example(messages=[{"role": "tool", "content": {"a": 1}, "tool_call_id": "c"}], variables={})
+@example(messages=[{"role": "ipython", "content": "x", "tool_call_id": ""}], variables={})  # '' drops call_id
+@example(messages=[{"role": "tool_results", "content": "x", "tool_call_id": None}], variables={})  # None != ''
+@example(messages=[{"role": "tool", "content": "x", "tool_call_id": 0}], variables={})
+@example(messages=[{"role": "tool"}], variables={})  # undefined content|tojson fails
+@example(messages=[{"role": "tool", "content": None, "tool_calls": None}], variables={})  # None: not case 2
+@example(messages=[{"role": "user", "content": "x"}], variables={"tools": "ab"})  # each character as JSON
+@example(messages=[{"role": "user", "content": "x"}], variables={"tools": 5})  # not iterable
+@example(messages=[{"role": "user", "content": "x"}], variables={"tools": {"a": 1, "2": 3}})  # the keys
+@example(messages=[{"role": "user", "content": "x"}], variables={"tools": None, "enable_thinking": 0})
+@example(messages=[{"role": "system", "content": "  "}], variables={"tools": None, "enable_thinking": "no"})
+def test_message_cases(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(
+    messages=st.lists(s.message(roles=st.one_of(tool_roles, st.sampled_from(["user", "assistant", "system"]))),
+                      max_size=6),
+    variables=cogito_variables,
+)
+def test_role_sequences(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+def test_template_lines_exercised():
+    assert_template_lines_exercised(NAME)
