@@ -5,7 +5,9 @@ Mirrors ``transformers.utils.chat_template_utils._cached_compile_jinja_template`
 extensions=[loopcontrols])``, transformers' ``tojson`` filter, the ``raise_exception``,
 ``strftime_now``, ``dict`` and ``namespace`` globals.  The one piece left out is transformers'
 ``AssistantTracker`` extension, which only adds the ``{% generation %}`` tag that none of the
-five templates uses.  ``tests/test_oracle_vs_transformers.py`` proves this oracle renders what
+five templates uses.  The environment itself is built by ``chatformats._reference`` (the
+package's reference renderer, which ``chatformats verify`` uses), so it is defined in one place.
+``tests/test_oracle_vs_transformers.py`` proves this oracle renders what
 transformers itself renders.
 
 The clock behind ``strftime_now`` is injected per render (``now=``).  While rendering, the oracle
@@ -15,95 +17,31 @@ debug info: :func:`coverage_report` gives "lines exercised N/M" per template.
 
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
 import jinja2
-import jinja2.ext
-import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 import chatformats
+from chatformats import _reference
 
 FIXED_NOW = datetime(2026, 3, 7, 14, 5, 9)
 
 _clock: list[datetime] = [FIXED_NOW]
 
 
-def _raise_exception(message: Any) -> None:
-    raise jinja2.exceptions.TemplateError(message)
-
-
-def _tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
-            sort_keys: bool = False) -> str:
-    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
-                      sort_keys=sort_keys)
-
-
-def _strftime_now(format: str) -> str:
-    return _clock[0].strftime(format)
-
-
-class _TemplateDict:
-    def __call__(self, *args: Any, **kwargs: Any) -> dict:
-        return dict(*args, **kwargs)
-
-    def fromkeys(self, *args: Any, **kwargs: Any) -> dict:
-        return dict.fromkeys(*args, **kwargs)
-
-
-class _TemplateNamespace(jinja2.utils.Namespace):
-    def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 (jinja2's own signature trick)
-        self, args = args[0], args[1:]
-        attrs = dict(*args, **kwargs)
-        for name in attrs:
-            _TemplateNamespace._check_name(name)
-        jinja2.utils.Namespace.__init__(self, attrs)
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        _TemplateNamespace._check_name(name)
-        jinja2.utils.Namespace.__setitem__(self, name, value)
-
-    @staticmethod
-    def _check_name(name: Any) -> None:
-        if isinstance(name, str) and name.startswith("_"):
-            raise jinja2.exceptions.SecurityError(
-                f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got {name!r}. "
-                "Please rename the attribute."
-            )
-
-
 def make_environment() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
-    )
-    env.filters["tojson"] = _tojson
-    env.globals["raise_exception"] = _raise_exception
-    env.globals["strftime_now"] = _strftime_now
-    env.globals["dict"] = _TemplateDict()
-    env.globals["namespace"] = _TemplateNamespace
+    """The environment, built by the package's reference renderer (``chatformats._reference``,
+    the one place it is defined; ``chatformats verify`` uses it too), on this module's clock."""
+    env: ImmutableSandboxedEnvironment = _reference.make_environment(lambda: _clock[0])
     return env
 
 
 ENV = make_environment()
 
-
-@dataclass
-class Outcome:
-    """What a render gave: ``text``, or an error ``kind`` (``raise_exception`` for the
-    template's own error, ``other`` for any other failure) with its message."""
-
-    text: str | None = None
-    kind: str | None = None
-    message: str | None = None
-    exc_type: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.kind is None
+Outcome = _reference.Outcome
 
 
 class _Coverage:
@@ -152,14 +90,19 @@ def _tracer_for(cov: _Coverage) -> Callable[..., Any]:
     return global_
 
 
-def render(name: str, messages: Any, now: datetime = FIXED_NOW, **variables: Any) -> Outcome:
-    """Render with the reference template; never raises for a template failure."""
+def render(name: str, messages: Any, now: datetime = FIXED_NOW, *, record_coverage: bool = True,
+           **variables: Any) -> Outcome:
+    """Render with the reference template; never raises for a template failure.
+
+    Lines executed count towards the template's coverage only with ``record_coverage`` (the
+    default): tests that do not compare a port pass False, so coverage speaks of parity tests."""
     tmpl = template(name)
     cov = _coverage[name]
-    cov.renders += 1
     _clock[0] = now
     previous = sys.gettrace()
-    sys.settrace(_tracer_for(cov))
+    if record_coverage:
+        cov.renders += 1
+        sys.settrace(_tracer_for(cov))
     try:
         text = tmpl.render(messages=messages, **variables)
     except jinja2.exceptions.TemplateError as exc:
