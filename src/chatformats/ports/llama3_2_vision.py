@@ -1,0 +1,248 @@
+"""Port of ``reference_templates/llama3_2_vision.jinja``.
+
+Meta Llama 3.2 11B Vision Instruct, the source-document variant (Meta's September 2024 logic
+with reworded tool instructions).  Laid out like the template: the variable defaults (lines
+1-22), the system-message extraction (24-30), the image scan (32-40, as :class:`ImageNamespace`),
+the images-and-system check (42-45), the system block (47-68), the tools in the first user
+message (70-89), the message loop (91-126) and the generation prompt (128-131).  ``Lnn``
+comments cite template lines.
+
+Whitespace: the blank lines 23, 31, 41, 46, 69, 90 and 127 are text that no ``{%-`` strips,
+because each is followed by a ``{# ... #}`` comment (lines 24, 32, 42, 47, 70, 91, 128) that has
+no whitespace control; ``trim_blocks`` removes only the newline after each comment.  So each
+emits one ``"\\n"`` into the prompt, unconditionally, at its place in the template.
+
+Variables the caller may shadow: every name the template reads is looked up in the caller's
+variables first, as jinja2 does, so passing ``strftime_now``, ``raise_exception`` or
+``namespace`` (any JSON value, none of them callable) makes the call on that name fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Mapping, Sequence
+
+from .._jinja import (
+    MISSING,
+    attr,
+    contains,
+    item,
+    iterate,
+    length,
+    need_str,
+    to_str,
+    tojson,
+    trim,
+    type_name,
+)
+from ..errors import TemplateError, TemplateTypeError
+
+_NL = "\n"  # one of the blank lines 23, 31, 41, 46, 69, 90, 127
+# L49-54
+_SYSTEM_HEAD = "<|start_header_id|>system<|end_header_id|>\n\n"
+_ENVIRONMENT = "Environment: ipython\n"
+_KNOWLEDGE = "Cutting Knowledge Date: December 2023\n"
+# L57-60
+_SYSTEM_TOOLS_HEAD = (
+    "You have access to the following functions. "
+    "To call a function, respond with JSON for a function call."
+    'Use the format {"name": function name, "parameters": dictionary of arguments}.'
+    "Do not use variables.\n\n"
+)
+# L79-83
+_USER_TOOLS_HEAD = (
+    "<|start_header_id|>user<|end_header_id|>\n\n"
+    "Given these functions, respond with a JSON for a function call "
+    "that best addresses the prompt.\n\n"
+    'Format: {"name": function name, "parameters": dictionary of arguments}.'
+    "Do not use variables.\n\n"
+)
+_EOT = "<|eot_id|>"
+_ASSISTANT_HEAD = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+_IPYTHON_HEAD = "<|start_header_id|>ipython<|end_header_id|>\n\n"
+_IMAGE = "<|image|>"
+
+_MSG_IMAGES = "Prompting with images is incompatible with system messages."
+_MSG_NO_FIRST_USER = "Cannot put tools in the first user message when there's no first user message!"
+_MSG_SINGLE_CALL = "This model only supports single tool-calls at once!"
+
+
+@dataclass(frozen=True)
+class ImageNamespace:
+    """L33-40: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
+    content item (of a message after the system message) is a mapping whose ``type`` is
+    ``"image"``."""
+
+    has_images: bool
+
+
+def _call_global(variables: Mapping[str, Any], name: str, where: str) -> None:
+    """A call on a global the caller shadowed with a variable of the same name: jinja2 resolves
+    the caller's variable first, and no JSON value is callable."""
+    value = variables[name]
+    raise TemplateTypeError(f"{where}: {name} is {type_name(value)}: '{type_name(value)}' object is not callable")
+
+
+def raise_exception(variables: Mapping[str, Any], message: str, where: str) -> TemplateError | TemplateTypeError:
+    """``raise_exception(message)``: the template's error, unless the caller passed a variable
+    named ``raise_exception`` (then calling it fails)."""
+    if "raise_exception" in variables:
+        value = variables["raise_exception"]
+        return TemplateTypeError(
+            f"{where}: raise_exception is {type_name(value)}: '{type_name(value)}' object is not callable"
+        )
+    return TemplateError(message)
+
+
+def scan_images(messages: Sequence[Any], offset: int) -> ImageNamespace:
+    """L33-40: ``for message in messages: for content in message['content']: if
+    content['type'] == 'image'``.
+
+    Jinja iterates every content, so a string content is walked character by character (and a
+    character's ``['type']`` is undefined), a mapping by its keys (strings again); only list and
+    tuple items can be images.  The port inspects only those, and fails where Jinja's iteration
+    fails: a content that is ``None``, a number or a boolean.  A missing content and a message
+    that is not a mapping (``message['content']`` undefined) iterate nothing.
+    """
+    has_images = False
+    for index, message in enumerate(messages):
+        if type(message) is not dict:
+            continue  # L35: message['content'] of a non-mapping is undefined
+        content = message.get("content", MISSING)
+        tp = type(content)
+        if tp is list or tp is tuple:
+            if not has_images:
+                for part in content:
+                    # L36: content['type'] == 'image' (undefined for anything but a mapping)
+                    if type(part) is dict and part.get("type", MISSING) == "image":
+                        has_images = True  # L37
+                        break
+        elif tp is str or tp is dict or content is MISSING:
+            pass  # iterates characters / keys / nothing: never an image
+        else:
+            iterate(content, f"messages[{index + offset}].content")  # raises
+    return ImageNamespace(has_images=has_images)
+
+
+def _tools_json(tools: Any, emit: Any) -> None:
+    """L61-64 and L84-87: ``for t in tools: t|tojson(indent=4) + "\\n\\n"``."""
+    for t in iterate(tools, "tools"):
+        emit(tojson(t, indent=4))
+        emit("\n\n")
+
+
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+    get = variables.get
+    out: list[str] = []
+    emit = out.append
+
+    emit(to_str(get("bos_token", MISSING)))  # L1 (lines 2-3 are stripped by L4's `{%-`)
+
+    tools = get("tools", MISSING)
+    custom_tools = get("custom_tools", MISSING)
+    if custom_tools is not MISSING:  # L4-6
+        tools = custom_tools
+    tools_in_user_message = get("tools_in_user_message", MISSING)
+    if tools_in_user_message is MISSING:  # L8-10
+        tools_in_user_message = True
+    date_string = get("date_string", MISSING)
+    if date_string is MISSING:  # L12-18
+        if "strftime_now" in variables:  # L13: a caller's variable shadows the global
+            _call_global(variables, "strftime_now", "date_string = strftime_now(...)")
+        date_string = now.strftime("%d %b %Y")  # L14
+        # L16 (the "26 Jul 2024" fallback): strftime_now is always defined.
+    if tools is MISSING:  # L20-22
+        tools = None
+
+    emit(_NL)  # L23
+    # L25-30: extract the system message.
+    first = item(messages, 0, "messages")
+    if item(first, "role", "messages[0]") == "system":
+        system_message = trim(item(first, "content"))  # L26
+        messages = messages[1:]  # L27
+        offset = 1
+    else:
+        system_message = ""  # L29
+        offset = 0
+
+    emit(_NL)  # L31
+    if "namespace" in variables:  # L33: a caller's variable shadows the global
+        _call_global(variables, "namespace", "image_ns = namespace(...)")
+    image_ns = scan_images(messages, offset)  # L33-40
+
+    emit(_NL)  # L41
+    if image_ns.has_images and system_message != "":  # L43-45
+        raise raise_exception(variables, _MSG_IMAGES, "line 44")
+
+    emit(_NL)  # L46
+    if not image_ns.has_images:  # L48-68: the system block
+        emit(_SYSTEM_HEAD)
+        if tools is not None:  # L50-52
+            emit(_ENVIRONMENT)
+        emit(_KNOWLEDGE)  # L53
+        emit("Today Date: " + need_str(date_string, "date_string") + "\n\n")  # L54
+        if tools is not None and not tools_in_user_message:  # L56-65
+            emit(_SYSTEM_TOOLS_HEAD)
+            _tools_json(tools, emit)
+        emit(system_message)  # L66
+        emit(_EOT)  # L67
+
+    emit(_NL)  # L69
+    if tools_in_user_message and tools is not None:  # L71-89: tools in the first user message
+        if len(messages) != 0:  # L72
+            first_user_message = trim(item(messages[0], "content"))  # L73: whatever its role
+            messages = messages[1:]  # L74
+            offset += 1
+        else:  # L75-76
+            raise raise_exception(variables, _MSG_NO_FIRST_USER, "line 76")
+        emit(_USER_TOOLS_HEAD)  # L79-83
+        _tools_json(tools, emit)  # L84-87
+        emit(first_user_message + _EOT)  # L88
+
+    emit(_NL)  # L90
+    for index, message in enumerate(messages, offset):  # L92-126
+        is_dict = type(message) is dict
+        role = message.get("role", MISSING) if is_dict else MISSING
+        # L93: not (message.role in ['ipython', 'tool'] or 'tool_calls' in message)
+        if not (role in ("ipython", "tool") or contains(message, "tool_calls", f"messages[{index}]")):
+            emit("<|start_header_id|>" + need_str(role, f"messages[{index}].role") + "<|end_header_id|>\n\n")
+            content = message.get("content", MISSING) if is_dict else MISSING
+            if type(content) is str:  # L95-96
+                emit(content)
+            else:  # L97-105
+                for part in iterate(content, f"messages[{index}].content"):
+                    if type(part) is dict:
+                        part_type = part.get("type", MISSING)
+                        if part_type == "image":  # L99-100
+                            emit(_IMAGE)
+                        elif part_type == "text":  # L101-102
+                            emit(to_str(part.get("text", MISSING)))
+            emit(_EOT)  # L106
+        elif contains(message, "tool_calls"):  # L107: the same test again, kept as written
+            tool_calls = message.get("tool_calls", MISSING) if is_dict else MISSING
+            if length(tool_calls, f"messages[{index}].tool_calls") != 1:  # L108-110
+                raise raise_exception(variables, _MSG_SINGLE_CALL, "line 109")
+            path = f"messages[{index}].tool_calls[0]"
+            tool_call = attr(item(tool_calls, 0), "function", path)  # L111
+            emit(_ASSISTANT_HEAD)  # L112
+            name = attr(tool_call, "name", path + ".function")
+            emit('{"name": "' + need_str(name, path + ".function.name") + '", "parameters": ')  # L113
+            emit(tojson(attr(tool_call, "arguments", path + ".function")))  # L114
+            emit("}")  # L115
+            emit(_EOT)  # L116
+        elif role in ("tool", "ipython"):  # L117: always true here, kept as written
+            emit(_IPYTHON_HEAD)  # L118
+            content = message.get("content", MISSING) if is_dict else MISSING
+            tp = type(content)
+            # L119: content is mapping or content is iterable (a string too, so it is quoted)
+            if tp is dict or tp is list or tp is tuple or tp is str or content is MISSING:
+                emit(tojson(content))  # L120 (undefined content fails here)
+            else:  # L122: unreachable, the L35 scan failed on such a content
+                emit(to_str(content))
+            emit(_EOT)  # L124
+
+    emit(_NL)  # L127
+    if get("add_generation_prompt", MISSING):  # L129-131
+        emit(_ASSISTANT_HEAD)
+    return "".join(out)
