@@ -1,0 +1,216 @@
+"""Parity of the minicpm-v-4.6-thinking port with its reference template."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from . import strategies as s
+from .parity import assert_parity, assert_template_lines_exercised
+
+NAME = "minicpm-v-4.6-thinking"
+
+# ---------------------------------------------------------------- format-specific strategies
+
+# `enable_thinking is false` is identity with False: 0, None, "" and "false" must not count.
+thinking_values = st.one_of(
+    st.booleans(), st.sampled_from([None, 0, 1, 0.0, "", "false", "False", [], {}]), s.variable_values
+)
+
+minicpm_variables = s.variables(
+    tools=s.tools_any,
+    add_generation_prompt=s.variable_values,
+    enable_thinking=thinking_values,
+)
+
+# Parts aimed at render_content's tests: `'image' in item` on dicts, strings, lists and
+# scalars, `item.type` and `item.text` on non-dicts.
+odd_parts = st.one_of(
+    s.content_part(),
+    st.sampled_from([
+        "image", "an image_url", "video", "text", "context", "plain", "", ["image"], ["video"],
+        ["text"], [], ("image_url",), ("x",), None, 0, 1.5, True,
+        {"type": "image"}, {"type": "video"}, {"type": "text"}, {"text": None}, {"text": ["a", 1]},
+        {"text": {"a": 1}}, {"text": 3.0}, {"text": True}, {"video": None, "text": "t"},
+        {"image_url": None}, {"type": "input_audio"}, {}, {"type": ["image"]},
+    ]),
+)
+
+part_lists = st.one_of(
+    st.lists(odd_parts, max_size=4),
+    st.lists(odd_parts, max_size=3).map(tuple),
+)
+
+minicpm_contents = st.one_of(s.texts, part_lists, st.none(), s.json_value)
+
+real_query = st.fixed_dictionaries({"role": st.just("user"), "content": st.one_of(
+    s.texts, st.lists(st.builds(lambda t: {"type": "text", "text": t}, s.texts), max_size=2))})
+
+wrapped = st.builds(lambda t: "<tool_response>" + t + "</tool_response>", s.texts)
+
+
+@st.composite
+def with_user_query(draw: st.DrawFn, messages: st.SearchStrategy[list[Any]]) -> list[Any]:
+    """Conversations that usually hold a real user query, so the template gets past L69-71."""
+    msgs = list(draw(messages))
+    if draw(st.integers(0, 5)) > 0:
+        msgs.insert(draw(st.integers(0, len(msgs))), draw(real_query))
+    return msgs
+
+
+@st.composite
+def minicpm_message(draw: st.DrawFn) -> Any:
+    """A message aimed at this template's branches: each key absent, realistic or odd."""
+    if draw(st.integers(0, 25)) == 0:
+        return draw(st.one_of(s.json_value, st.sampled_from([{}, None, "", 0, [], "x", {"x": 1}])))
+    msg: dict[str, Any] = {}
+    if draw(st.integers(0, 15)) > 0:
+        msg["role"] = draw(st.one_of(st.sampled_from(["system", "user", "assistant", "tool"]),
+                                     st.sampled_from(["system", "user", "assistant", "tool"]), s.roles))
+    if draw(st.integers(0, 6)) > 0:
+        msg["content"] = draw(st.one_of(minicpm_contents, wrapped,
+                                        st.lists(st.builds(lambda t: {"type": "text", "text": t}, wrapped),
+                                                 min_size=1, max_size=2)))
+    if draw(st.integers(0, 2)) == 0:
+        msg["reasoning_content"] = draw(st.one_of(s.texts, s.json_value))
+    if draw(st.integers(0, 2)) == 0:
+        msg["tool_calls"] = draw(st.one_of(st.lists(tool_call_odd(), max_size=3), s.tool_calls))
+    return msg
+
+
+argument_values = st.one_of(
+    s.json_value, s.texts, st.lists(s.scalars, max_size=2), st.lists(s.scalars, max_size=2).map(tuple),
+    st.dictionaries(s.short_texts, s.scalars, max_size=2),
+)
+
+
+@st.composite
+def tool_call_odd(draw: st.DrawFn) -> Any:
+    """Tool calls aimed at L97-118: `function` defined or not (even None), names of any type,
+    arguments a mapping (keys of any JSON type, values of every kind), a JSON string, or junk."""
+    arguments = draw(st.one_of(
+        st.dictionaries(st.one_of(s.short_texts, s.short_texts, st.none(), st.integers(-2, 2), st.booleans()),
+                        argument_values, max_size=3),
+        st.dictionaries(s.short_texts, argument_values, max_size=3),
+        st.dictionaries(s.short_texts, s.json_value, max_size=2).map(json.dumps),
+        s.json_value,
+    ))
+    name = draw(st.one_of(st.sampled_from(["get_weather", "search"]), s.texts, s.json_value))
+    body = draw(st.fixed_dictionaries({}, optional={"name": st.just(name), "arguments": st.just(arguments)}))
+    kind = draw(st.integers(0, 5))
+    if kind <= 2:
+        return {"id": "call_1", "type": "function", "function": body}
+    if kind == 3:
+        return body
+    if kind == 4:
+        return {"function": draw(st.one_of(st.none(), s.json_value)), **body}
+    return draw(s.json_value)
+
+
+minicpm_conversations = with_user_query(st.lists(minicpm_message(), max_size=7))
+
+# ---------------------------------------------------------------- properties
+
+
+@given(messages=s.realistic_conversation(), variables=minicpm_variables)
+@example(messages=[{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"},
+                   {"role": "assistant", "content": "<think>r</think>\n\nok"}],
+         variables={"add_generation_prompt": True})
+def test_realistic_conversations(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=with_user_query(s.adversarial_messages), variables=minicpm_variables)
+@example(messages=[], variables={})
+@example(messages=[], variables={"tools": [{"a": 1}]})
+@example(messages=[{"role": "tool", "content": "x"}], variables={})
+@example(messages=[{"role": "user", "content": "<tool_response>x</tool_response>"}], variables={})
+def test_any_shape(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=minicpm_conversations, variables=minicpm_variables)
+@example(messages=[{"role": "user", "content": ["an image", "video", "text", {"text": None}]}], variables={})
+@example(messages=[{"role": "user", "content": [5]}], variables={})
+@example(messages=[{"role": "user", "content": [None]}], variables={})
+@example(messages=[{"role": "user", "content": [["image"], [], ("x",)]}], variables={})
+@example(messages=[{"role": "user", "content": ("plain",)}], variables={})
+@example(messages=[{"role": "user", "content": {"text": "x"}}], variables={})
+@example(messages=[{"role": "user", "content": 3}], variables={})
+@example(messages=[{"role": "system", "content": [{"type": "image"}]}, {"role": "user", "content": "q"}],
+         variables={})
+@example(messages=[{"role": "system", "content": ["video"]}, {"role": "user", "content": "q"}],
+         variables={"tools": [{"a": 1}]})
+@example(messages=[{"role": "system", "content": "  "}, {"role": "user", "content": "q"}],
+         variables={"tools": "ab"})
+@example(messages=[{"role": "user", "content": "q"}, {"role": "system", "content": "late"}], variables={})
+@example(messages=[{"role": "user", "content": "q"}, {"role": "bot", "content": [7]}], variables={})
+@example(messages=[{"role": "user", "content": "q"}, {"role": "bot"}], variables={})
+@example(messages=[{"role": "user", "content": "q"}, "junk"], variables={})
+def test_template_branches(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=with_user_query(st.lists(st.fixed_dictionaries(
+    {"role": st.just("assistant")},
+    optional={"content": st.one_of(s.texts, s.texts, minicpm_contents),
+              "reasoning_content": st.one_of(s.texts, s.json_value),
+              "tool_calls": st.one_of(st.lists(tool_call_odd(), max_size=3), s.tool_calls)}),
+    max_size=3)), variables=minicpm_variables)
+@example(messages=[{"role": "user", "content": "q"},
+                   {"role": "assistant", "content": "", "tool_calls": [
+                       {"function": {"name": "f", "arguments": {"a": [1, "x"], "b": {"c": None}, "d": None,
+                                                                "e": 1.5, "f": "s", "g": (1,), "h": True}}},
+                       {"name": "g", "arguments": {}}]}],
+         variables={})
+@example(messages=[{"role": "user", "content": "q"},
+                   {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}],
+         variables={})
+@example(messages=[{"role": "user", "content": "q"},
+                   {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {1: "x"}}}]}],
+         variables={})
+@example(messages=[{"role": "user", "content": "q"},
+                   {"role": "assistant", "tool_calls": [{"function": None, "name": "f"}]}],
+         variables={})
+@example(messages=[{"role": "user", "content": "q"}, {"role": "assistant", "tool_calls": "ab"}], variables={})
+@example(messages=[{"role": "user", "content": "q"}, {"role": "assistant", "tool_calls": 3}], variables={})
+@example(messages=[{"role": "user", "content": "q"},
+                   {"role": "assistant", "content": "x\n</think>\n  ", "reasoning_content": None,
+                    "tool_calls": [{"name": "f"}]}],
+         variables={})
+def test_assistant_turns(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+tool_sequence_messages = st.one_of(
+    st.sampled_from([{}, None, "", 0, [], "x", {"role": "tool"}, {"role": "assistant", "content": "a"}]),
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "tool", "tool", "assistant"])},
+                          optional={"content": st.one_of(s.texts, wrapped, minicpm_contents)}),
+)
+
+
+@given(messages=st.lists(tool_sequence_messages, max_size=8), variables=minicpm_variables)
+@example(messages=[{"role": "tool", "content": "r"}, {"role": "user", "content": "q"}], variables={})
+@example(messages=[{"role": "user", "content": "q"}, {}, {"role": "tool", "content": "r"}], variables={})
+@example(messages=[{"role": "user", "content": "q"}, {"role": "tool"}, {"role": "tool"}, "x"], variables={})
+@example(messages=[{"role": "user", "content": "q"}, {"role": "user", "content": "<tool_response>r</tool_response>"},
+                   {"role": "assistant", "content": "a"}],
+         variables={"add_generation_prompt": True, "enable_thinking": False})
+def test_tool_sequences(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(variables=minicpm_variables)
+@example(variables={"add_generation_prompt": True, "enable_thinking": 0})
+@example(variables={"add_generation_prompt": True, "enable_thinking": None})
+@example(variables={"add_generation_prompt": True, "enable_thinking": False})
+@example(variables={"add_generation_prompt": True})
+def test_variables(variables):
+    assert_parity(NAME, [{"role": "user", "content": "hi"}], variables)
+
+
+def test_template_lines_exercised():
+    assert_template_lines_exercised(NAME)
