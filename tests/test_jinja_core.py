@@ -1,0 +1,211 @@
+"""Each primitive of ``chatformats._jinja`` against jinja2 itself, in the oracle's environment.
+
+Values come from the shared JSON strategy plus the undefined value (a variable not passed to
+jinja2; ``MISSING`` on our side).  Each property renders a one-line template with jinja2 and
+compares it with the primitive: same text, or both fail.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import jinja2
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from chatformats import ChatFormatError, UndefinedValueError
+from chatformats import _jinja as J
+
+from . import oracle
+from . import strategies as s
+
+values = st.one_of(st.just(J.MISSING), s.json_value)
+keys = st.one_of(st.integers(-3, 3), s.short_texts, st.sampled_from(["role", "content", "type", "text"]))
+
+_compiled: dict[str, jinja2.Template] = {}
+
+
+def jinja(source: str, **variables: Any) -> tuple[bool, str]:
+    """(ok, text or exception type) rendering ``source``; MISSING variables are not passed."""
+    if source not in _compiled:
+        _compiled[source] = oracle.ENV.from_string(source)
+    passed = {k: v for k, v in variables.items() if v is not J.MISSING}
+    try:
+        return True, _compiled[source].render(**passed)
+    except Exception as exc:  # noqa: BLE001
+        return False, type(exc).__name__
+
+
+def ours(fn: Callable[[], str]) -> tuple[bool, str]:
+    try:
+        return True, fn()
+    except ChatFormatError as exc:
+        return False, type(exc).__name__
+
+
+def same(expected: tuple[bool, str], got: tuple[bool, str]) -> None:
+    assert expected[0] == got[0], (expected, got)
+    if expected[0]:
+        assert expected[1] == got[1], (expected, got)
+
+
+@given(values)
+@example(J.MISSING)
+@example({"a": [1, None, True, 1.5, "x'y"]})
+@example((1,))
+def test_to_str(v):
+    same(jinja("{{ v }}", v=v), ours(lambda: J.to_str(v)))
+    same(jinja("{{ v|string }}", v=v), ours(lambda: J.to_str(v)))
+
+
+@given(st.one_of(values, s.texts))
+@example("\u00a0 a \u2028")
+@example(" \x1c\x1d\x1e\x1f\x85 ")
+def test_trim(v):
+    same(jinja("{{ v|trim }}", v=v), ours(lambda: J.trim(v)))
+
+
+@given(values, st.sampled_from([None, 2, 4]))
+@example(float("nan"), None)
+@example({"b": 1, "a": "é<>&'"}, 4)
+@example(J.MISSING, None)
+def test_tojson(v, indent):
+    source = "{{ v|tojson }}" if indent is None else "{{ v|tojson(indent=%d) }}" % indent
+    same(jinja(source, v=v), ours(lambda: J.tojson(v, indent=indent)))
+
+
+@given(values)
+@example("ab")
+@example(None)
+@example(J.MISSING)
+def test_items(v):
+    def port() -> str:
+        return "".join(f"{J.to_str(k)}={J.to_str(x)};" for k, x in J.items(v))
+
+    same(jinja("{% for k, x in v|items %}{{ k }}={{ x }};{% endfor %}", v=v), ours(port))
+
+
+@given(values)
+@example(J.MISSING)
+@example(None)
+@example(3)
+def test_length(v):
+    same(jinja("{{ v|length }}", v=v), ours(lambda: str(J.length(v))))
+
+
+@given(values)
+@example({"a": 1, "b": 2})
+@example("abc")
+@example(True)
+def test_iterate(v):
+    same(jinja("{% for c in v %}{{ c }}|{% endfor %}", v=v),
+         ours(lambda: "".join(f"{J.to_str(c)}|" for c in J.iterate(v))))
+
+
+@given(values, values)
+@example("im", "image")
+@example(1, "abc")
+@example("a", None)
+@example([1], {"a": 1})
+@example("a", J.MISSING)
+def test_contains(needle, haystack):
+    same(jinja("{{ a in b }}", a=needle, b=haystack), ours(lambda: str(J.contains(haystack, needle))))
+
+
+@given(values)
+@example(J.MISSING)
+@example(0)
+@example("")
+@example(False)
+def test_tests(v):
+    for test, fn in [("string", J.is_string), ("mapping", J.is_mapping), ("iterable", J.is_iterable),
+                     ("sequence", J.is_sequence)]:
+        same(jinja("{{ v is %s }}" % test, v=v), ours(lambda: str(fn(v))))
+    same(jinja("{{ v is none }}", v=v), ours(lambda: str(v is None)))
+    same(jinja("{{ v is defined }}", v=v), ours(lambda: str(v is not J.MISSING)))
+    same(jinja("{{ v is false }}", v=v), ours(lambda: str(v is False)))
+    same(jinja("{{ 'T' if v else 'F' }}", v=v), ours(lambda: "T" if v else "F"))
+    same(jinja("{{ v == w }}", v=v, w=J.MISSING), ours(lambda: str(v == J.MISSING)))
+
+
+@given(values, st.sampled_from(["role", "content", "type", "text", "function", "id", "name"]))
+@example(J.MISSING, "role")
+@example("text", "text")
+@example({"role": None}, "role")
+def test_attr(v, name):
+    def port() -> str:
+        r = J.attr(v, name)
+        return f"{r is not J.MISSING}|{J.to_str(r)}"
+
+    same(jinja("{%% set r = v.%s %%}{{ r is defined }}|{{ r }}" % name, v=v), ours(port))
+
+
+@given(values, keys)
+@example([1, 2], 5)
+@example("ab", 1)
+@example("ab", -1)
+@example({"a": 1}, "a")
+@example(J.MISSING, 0)
+@example(None, 0)
+def test_item(v, key):
+    def port() -> str:
+        r = J.item(v, key)
+        return f"{r is not J.MISSING}|{J.to_str(r)}"
+
+    same(jinja("{% set r = v[k] %}{{ r is defined }}|{{ r }}", v=v, k=key), ours(port))
+
+
+@given(values)
+@example(J.MISSING)
+@example(None)
+@example("x")
+def test_need_str(v):
+    same(jinja("{{ 'a' + v }}", v=v), ours(lambda: "a" + J.need_str(v, "v")))
+    same(jinja("{{ v + 'a' }}", v=v), ours(lambda: J.need_str(v, "v") + "a"))
+
+
+def test_undefined_fails_where_jinja_raises_undefined_error():
+    with pytest.raises(UndefinedValueError):
+        J.attr(J.MISSING, "role")
+    assert jinja("{{ v.role }}") == (False, "UndefinedError")
+    with pytest.raises(UndefinedValueError):
+        J.need_str(J.MISSING, "v")
+    assert jinja("{{ 'a' + v }}") == (False, "UndefinedError")
+
+
+# Every name the five templates read with dot access must be no attribute of any JSON type:
+# ``attr()`` relies on that to read dict items directly (jinja2 tries the attribute first).
+_DOT = re.compile(r"\b[a-z_][a-z_0-9]*\.([a-z_][a-z_0-9]*)\b(?!\s*\()")
+
+
+def test_dot_names_are_no_attribute_of_json_types():
+    names: set[str] = set()
+    for path in (Path(__file__).parent.parent / "reference_templates").glob("*.jinja"):
+        text = path.read_text(encoding="utf-8")
+        for block in re.findall(r"\{[{%](.*?)[}%]\}", text, flags=re.S):
+            names.update(_DOT.findall(re.sub(r"(\"[^\"]*\"|'[^']*')", "''", block)))
+    assert {"role", "content", "tool_calls", "function", "arguments"} <= names
+    for tp in (dict, list, tuple, str, int, float, bool, type(None)):
+        clash = sorted(n for n in names if hasattr(tp, n))
+        assert not clash, f"{tp.__name__} has attributes {clash}: attr() must not read them as items"
+
+
+def test_check_json_like_refuses_other_objects_with_a_path():
+    from collections import OrderedDict
+
+    from chatformats import InvalidConversation
+
+    with pytest.raises(InvalidConversation, match=r"messages\[1\]\.content\[0\]"):
+        J.check_json_like([{}, {"content": [object()]}], "messages")
+    with pytest.raises(InvalidConversation):
+        J.check_json_like({"a": OrderedDict()}, "tools")
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    J.check_json_like(cyclic, "x")  # terminates; cycles are JSON-like containers
+    deep: Any = "leaf"
+    for _ in range(100_000):
+        deep = [deep]
+    J.check_json_like(deep, "x")  # iterative: no RecursionError
