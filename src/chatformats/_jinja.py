@@ -147,6 +147,8 @@ def to_str(value: Any) -> str:
         return str(value)
     except RecursionError:
         raise NestingTooDeep("value is nested too deeply to render") from None
+    except ValueError as exc:  # an int of more than 4300 digits (sys.get_int_max_str_digits)
+        raise TemplateTypeError(f"cannot render value: {exc}") from None
 
 
 def trim(value: Any) -> str:

@@ -1,0 +1,372 @@
+"""Port of ``reference_templates/solar_open.jinja`` (Upstage Solar Open 100B).
+
+Laid out like the template: its defaults (L2-5), the pre-pass (L8-16 and L87-92, as
+:class:`Namespaces`), its macros as private functions with the macros' names (L19-84), the
+system block (L94-104), the message loop in the template's if/elif order (L107-149) and the
+generation prompt (L151-156).  ``Lnn`` comments cite template lines.
+
+``sys_ns.is_first_block`` (L8), the one piece of state the macros mutate, is threaded through
+them explicitly: each system-block macro takes it and returns its new value.
+
+The template's ``get_tool_name`` macro (L66-76) scans every message for every tool response,
+which makes Jinja quadratic in trace length; :func:`index_tool_names` builds the same answers
+in one pass (see :class:`ToolNameIndex` for why a ``str``-keyed dict is exact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+from .._jinja import MISSING, attr, concat_error, iterate, need_str, to_str, tojson
+from ..errors import ChatFormatError, UndefinedValueError
+
+Emit = Callable[[str], None]
+
+# L23: the provider system prompt around ``strftime_now("%Y-%m-%d")``.
+_PROVIDER_HEAD = (
+    "## Provider System Prompt\n\nYou are Solar Open 100B, a large language model trained by "
+    "Upstage AI, a Korean startup. Your knowledge cutoff is 2025-07. The current date is "
+)
+_PROVIDER_TAIL = "."
+# L39-42
+_TOOLS_HEAD = (
+    "## Tools\n\n### Tool Call Instruction"
+    "\nYou may invoke one or more tools to assist with the user's query. Available tools are "
+    "provided in JSON Schema format: <|tools:begin|><|tool:begin|><tools-json-object><|tool:end|>"
+    "...<|tools:end|>\n"
+    "\n### Available Tools\n"
+    "<|tools:begin|>"
+)
+# L48-54
+_TOOLS_TAIL = (
+    "<|tools:end|>\n"
+    "\n### Tool Call Format\n"
+    "For each tool call, return a JSON object with the following structure, enclosed within "
+    "<|tool_call:begin|> and <|tool_call:end|> tags: \n<|tool_call:begin|><tool-call-id>"
+    "<|tool_call:name|><tool-name><|tool_call:args|><args-json-object><|tool_call:end|>\n"
+    "- The <tool-call-id> must be a randomly generated string consisting of 10 lowercase letters "
+    "(a-z) and/or digits (0-9) (e.g., a1b2c3d4e5)\n"
+    "\n### Tool Response Format\n"
+    "Each tool is responded by `tool` with the following structure:\n<|tool_response:id|>"
+    "<tool-call-id><|tool_response:name|><tool-name><|tool_response:result|><results>"
+    "<|tool_response:end|>\n"
+    "- Ensure the <tool-call-id> matches the corresponding tool call"
+)
+# L60-61
+_SCHEMA_HEAD = (
+    "## Output Format Constraint"
+    "\n\nYour final response should follow the JSON schema: \n[Start of schema]"
+)
+# L63
+_SCHEMA_TAIL = (
+    "\n[End of schema]\nPlease ensure your answers adhere to this format and do not contain any "
+    "unnecessary text."
+)
+_THINK_HEAD = "<|begin|>assistant<|think|>"  # L128, L132
+_END = "<|end|>"
+
+
+# ---------------------------------------------------------------- pre-pass
+
+
+@dataclass(frozen=True)
+class Namespaces:
+    """The template's namespaces once its pre-passes have run.
+
+    - ``last_user_idx``: ``last_user_idx.value`` (L11-16), the index of the last message whose
+      role is ``'user'``, or -1;
+    - ``system_messages``: ``ns.system_messages`` (L87-92), the content of *every* message whose
+      role is ``'system'``, in order (undefined where a system message has no content).
+    """
+
+    last_user_idx: int
+    system_messages: List[Any]
+
+
+def scan(messages: Sequence[Any]) -> Namespaces:
+    """L11-16 and L87-92.  The template runs two loops; neither can fail nor emit, so one pass
+    computes both.  A message that is not a dict has an undefined role (``attr``)."""
+    last_user_idx = -1
+    system_messages: List[Any] = []
+    for index, message in enumerate(messages):
+        if type(message) is not dict:
+            continue
+        role = message.get("role", MISSING)
+        if role == "user":  # L13-14
+            last_user_idx = index
+        elif role == "system":  # L89-90
+            system_messages.append(message.get("content", MISSING))
+    return Namespaces(last_user_idx=last_user_idx, system_messages=system_messages)
+
+
+@dataclass(frozen=True)
+class ToolNameIndex:
+    """What ``get_tool_name(messages, tool_call_id)`` (L66-76) gives for every id, in one pass.
+
+    The macro is only ever called with a ``tool_call_id`` that L116 has just concatenated to a
+    string, so it is a ``str``: anything else fails there first (an undefined id with
+    ``UndefinedError``, any other value with ``TypeError``).  Jinja's ``==`` between that string
+    and a call's ``id`` is Python's: true only for an equal ``str`` — never for undefined, a
+    number, a bool, ``None``, a list or a dict.  So a dict keyed by the ``str`` ids is exact, and
+    non-``str`` ids are left out.
+
+    - ``names``: for each ``str`` id, every matching call's ``function.name`` rendered with
+      ``{{ }}`` and concatenated in message order (L71);
+    - ``errors``: the first failure a lookup of that id meets at a match (L71: the call has no
+      ``function``, so ``.name`` of undefined fails; or the name cannot be rendered);
+    - ``failure``: the failure every lookup meets (L69: an assistant message's truthy
+      ``tool_calls`` that cannot be iterated); the pass stops there, as every scan would.
+    """
+
+    names: Dict[str, str]
+    errors: Dict[str, ChatFormatError]
+    failure: Optional[ChatFormatError]
+
+
+def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
+    """L66-76 for all ids at once, in one pass over ``messages``."""
+    parts: Dict[str, List[str]] = {}
+    errors: Dict[str, ChatFormatError] = {}
+    failure: Optional[ChatFormatError] = None
+    for index, msg in enumerate(messages):  # L67
+        if type(msg) is not dict:
+            continue
+        tool_calls = msg.get("tool_calls", MISSING)
+        if msg.get("role", MISSING) == "assistant" and tool_calls:  # L68
+            try:
+                calls = iterate(tool_calls, f"messages[{index}].tool_calls")  # L69
+            except ChatFormatError as exc:
+                failure = exc
+                break
+            for call_index, tool_call in enumerate(calls):
+                if type(tool_call) is not dict:
+                    continue  # its .id is undefined: never equal to a string
+                call_id = tool_call.get("id", MISSING)
+                if type(call_id) is not str or call_id in errors:  # L70
+                    continue
+                function = tool_call.get("function", MISSING)
+                try:
+                    if function is MISSING:  # L71: .name of undefined
+                        raise UndefinedValueError(
+                            f"messages[{index}].tool_calls[{call_index}].function is undefined "
+                            "(reading .name)"
+                        )
+                    name = to_str(attr(function, "name"))  # L71
+                except ChatFormatError as exc:
+                    errors[call_id] = exc
+                    continue
+                found = parts.get(call_id)
+                if found is None:
+                    parts[call_id] = [name]
+                else:
+                    found.append(name)
+    names = {call_id: "".join(found) for call_id, found in parts.items()}
+    return ToolNameIndex(names=names, errors=errors, failure=failure)
+
+
+# ---------------------------------------------------------------- the macros
+
+
+def render_system_message(
+    emit: Emit, user_system_messages: List[Any], default_system_prompt: Any, now: datetime,
+    is_first_block: bool,
+) -> bool:
+    """L19-34; returns ``sys_ns.is_first_block``."""
+    if default_system_prompt:  # L20
+        if not is_first_block:  # L21
+            emit("\n\n")
+        is_first_block = False  # L22
+        emit(_PROVIDER_HEAD + now.strftime("%Y-%m-%d") + _PROVIDER_TAIL)  # L23
+    if user_system_messages:  # L25
+        if not is_first_block:  # L26
+            emit("\n\n")
+        is_first_block = False  # L27
+        emit("## System Prompt")  # L28
+        for system_message in user_system_messages:  # L29-32
+            emit("\n\n")
+            emit(to_str(system_message))
+    return is_first_block
+
+
+def render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool) -> bool:
+    """L36-55; returns ``sys_ns.is_first_block``."""
+    if not is_first_block:  # L37
+        emit("\n\n")
+    is_first_block = False  # L38
+    emit(_TOOLS_HEAD)  # L39-42
+    for index, tool in enumerate(iterate(tools, "tools")):  # L43-47
+        emit("<|tool:begin|>")
+        emit(tojson(_tool_function(tool, index)))
+        emit("<|tool:end|>")
+    emit(_TOOLS_TAIL)  # L48-54
+    return is_first_block
+
+
+def _tool_function(tool: Any, index: int) -> Any:
+    """L45: ``tool.function`` (``tojson`` of undefined fails, naming the tool)."""
+    function = attr(tool, "function")
+    if function is MISSING:
+        raise UndefinedValueError(f"tools[{index}].function is undefined (tojson of it)")
+    return function
+
+
+def render_json_response_format_instruction(
+    emit: Emit, response_format: Any, is_first_block: bool
+) -> bool:
+    """L57-64; returns ``sys_ns.is_first_block``.  ``{{ response_format }}``: a dict shows as
+    its Python repr."""
+    if not is_first_block:  # L58
+        emit("\n\n")
+    is_first_block = False  # L59
+    emit(_SCHEMA_HEAD)  # L60-61
+    emit(to_str(response_format))  # L62
+    emit(_SCHEMA_TAIL)  # L63
+    return is_first_block
+
+
+def get_tool_name(index: ToolNameIndex, tool_call_id: str) -> str:
+    """L66-76, answered from the index built once (see :class:`ToolNameIndex`)."""
+    error = index.errors.get(tool_call_id)
+    if error is not None:
+        raise error
+    if index.failure is not None:
+        raise index.failure
+    return index.names.get(tool_call_id, "")
+
+
+def render_tool_arguments(tool_arguments: Any) -> str:
+    """L78-84: a mapping as JSON, anything else with ``{{ }}`` (a JSON string verbatim)."""
+    if type(tool_arguments) is dict:  # L79: is mapping
+        return tojson(tool_arguments)  # L80
+    return to_str(tool_arguments)  # L82
+
+
+# ---------------------------------------------------------------- the template
+
+
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+    # L2-5: the template's own defaults (a value passed as None is defined, so kept).
+    add_generation_prompt = variables.get("add_generation_prompt", MISSING)
+    if add_generation_prompt is MISSING:
+        add_generation_prompt = True
+    default_system_prompt = variables.get("default_system_prompt", MISSING)
+    if default_system_prompt is MISSING:
+        default_system_prompt = True
+    reasoning_effort = variables.get("reasoning_effort", MISSING)
+    if reasoning_effort is MISSING:
+        reasoning_effort = "high"
+    think_render_option = variables.get("think_render_option", MISSING)
+    if think_render_option is MISSING:
+        think_render_option = "lastthink"
+    tools = variables.get("tools", MISSING)
+    response_format = variables.get("response_format", MISSING)
+
+    ns = scan(messages)  # L8-16, L87-92
+
+    out: List[str] = []
+    emit = out.append
+
+    # L94-104: the system block.
+    if ns.system_messages or default_system_prompt or tools or response_format:  # L94
+        emit("<|begin|>system<|content|>")  # L95
+        is_first_block = True  # L8: sys_ns = namespace(is_first_block=true)
+        is_first_block = render_system_message(  # L96
+            emit, ns.system_messages, default_system_prompt, now, is_first_block
+        )
+        if tools:  # L97-99
+            is_first_block = render_tool_instruction(emit, tools, is_first_block)
+        if response_format:  # L100-102
+            is_first_block = render_json_response_format_instruction(
+                emit, response_format, is_first_block
+            )
+        emit(_END)  # L103
+
+    # L107-149: the messages.  Hoisted: L126 and L130 compare a value fixed for the render.
+    think_all = think_render_option == "all"
+    think_last = think_render_option == "lastthink"
+    last_user_idx = ns.last_user_idx
+    last_index = len(messages) - 1  # L112: messages | length - 1
+    tool_names: Optional[ToolNameIndex] = None
+    for index, message in enumerate(messages):
+        if type(message) is not dict:
+            continue  # its role is undefined: no branch matches (roles other than these too)
+        get = message.get
+        role = get("role", MISSING)
+        if role == "user":  # L108-109
+            content = get("content", MISSING)
+            if type(content) is not str:
+                raise concat_error(content, f"messages[{index}].content")
+            emit("<|begin|>user<|content|>" + content + _END)
+        elif role == "tool":  # L110
+            # L111-112
+            prev_is_tool = index > 0 and attr(messages[index - 1], "role") == "tool"
+            next_is_tool = index < last_index and attr(messages[index + 1], "role") == "tool"
+            if not prev_is_tool:  # L113-115
+                emit("<|begin|>tool<|tool_response|>")
+            tool_call_id = get("tool_call_id", MISSING)
+            if type(tool_call_id) is not str:  # L116
+                raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
+            emit("<|tool_response:begin|>" + tool_call_id + "<|tool_response:name|>")
+            if tool_names is None:  # built once, at the first lookup
+                tool_names = index_tool_names(messages)
+            emit(get_tool_name(tool_names, tool_call_id))  # L117
+            emit("<|tool_response:result|>")  # L118
+            emit(to_str(get("content", MISSING)))  # L119
+            emit("<|tool_response:end|>")  # L120
+            if not next_is_tool:  # L121-123
+                emit(_END)
+        elif role == "assistant":  # L124
+            # L126-134: the thinking block.
+            if think_all:  # L126
+                reasoning = get("reasoning", MISSING)
+                if reasoning:  # L127-128
+                    emit(_THINK_HEAD + need_str(reasoning, f"messages[{index}].reasoning") + _END)
+            elif think_last:  # L130
+                reasoning = get("reasoning", MISSING)
+                if reasoning and index > last_user_idx:  # L131-132
+                    emit(_THINK_HEAD + need_str(reasoning, f"messages[{index}].reasoning") + _END)
+            # L137-147
+            tool_calls = get("tool_calls", MISSING)
+            if tool_calls:  # L137
+                emit("<|begin|>assistant<|tool_calls|>")  # L138
+                path = f"messages[{index}].tool_calls"
+                for call_index, tool_call in enumerate(iterate(tool_calls, path)):  # L139
+                    _render_tool_call(emit, tool_call, path, call_index)  # L140-142
+                emit("<|calls|>")  # L144 (no <|end|>)
+            else:
+                content = get("content", MISSING)
+                if type(content) is not str:  # L146
+                    raise concat_error(content, f"messages[{index}].content")
+                emit("<|begin|>assistant<|content|>" + content + _END)
+
+    # L151-156: the generation prompt.
+    if add_generation_prompt:
+        if reasoning_effort in ["low", "minimal"]:  # L152-154 (Python `in`: equality)
+            emit("<|begin|>assistant<|think|><|end|>")
+        emit("<|begin|>assistant")  # L155
+    return "".join(out)
+
+
+def _render_tool_call(emit: Emit, tool_call: Any, path: str, call_index: int) -> None:
+    """L140-142: one tool call; its ``id`` and ``function.name`` are concatenated (so must be
+    strings), its ``function.arguments`` go through ``render_tool_arguments``."""
+    if type(tool_call) is dict:
+        call_id = tool_call.get("id", MISSING)
+        function = tool_call.get("function", MISSING)
+    else:
+        call_id = function = MISSING
+    if type(call_id) is not str:  # L140: "<|tool_call:begin|>" + tool_call.id
+        raise concat_error(call_id, f"{path}[{call_index}].id")
+    if type(function) is dict:
+        name = function.get("name", MISSING)
+        arguments = function.get("arguments", MISSING)
+    else:
+        name = attr(function, "name", f"{path}[{call_index}].function")
+        arguments = MISSING
+    if type(name) is not str:  # L140: + tool_call.function.name
+        raise concat_error(name, f"{path}[{call_index}].function.name")
+    emit("<|tool_call:begin|>" + call_id + "<|tool_call:name|>" + name + "<|tool_call:args|>")
+    emit(render_tool_arguments(arguments))  # L141
+    emit("<|tool_call:end|>")  # L142

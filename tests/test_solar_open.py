@@ -1,0 +1,267 @@
+"""Parity of the solar-open port with its reference template."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from . import strategies as s
+from .parity import assert_parity, assert_template_lines_exercised
+
+NAME = "solar-open"
+
+# ---------------------------------------------------------------- format-specific strategies
+
+reasoning_efforts = st.one_of(st.sampled_from(["low", "minimal", "medium", "high", "LOW", "low "]),
+                              s.variable_values, st.just(["low"]))
+think_render_options = st.one_of(st.sampled_from(["all", "lastthink", "none", "ALL", ""]),
+                                 s.variable_values, st.just(["all"]))
+response_formats = st.one_of(
+    st.just({"type": "json_schema", "json_schema": {"name": "answer", "schema": {
+        "type": "object", "properties": {"answer": {"type": "string"}}}}}),
+    st.just('{"type": "object"}'),
+    s.variable_values,
+    s.json_value,
+)
+
+solar_variables = s.variables(
+    add_generation_prompt=s.variable_values,
+    default_system_prompt=s.variable_values,
+    reasoning_effort=reasoning_efforts,
+    think_render_option=think_render_options,
+    tools=s.tools_any,
+    response_format=response_formats,
+)
+
+# Ids and names drawn from small pools so that tool responses meet calls: the same id on several
+# calls, ids that equal each other under Python's == across types (1, 1.0, True), undefined ids.
+call_ids = st.one_of(
+    st.sampled_from(["call_1", "call_2", "a1b2c3d4e5", "", "1"]),
+    st.sampled_from([1, 1.0, True, None, 0, False, ["call_1"], {"id": "call_1"}, ("call_1",)]),
+    s.short_texts,
+)
+NO_ID = object()  # marker: the key is left out
+
+
+@st.composite
+def solar_tool_call(draw: st.DrawFn) -> Any:
+    """A call as Solar's clients send it (str id, str name, dict or JSON-string arguments),
+    or one with an odd id, name, function or arguments."""
+    kind = draw(st.integers(0, 9))
+    arguments = draw(st.one_of(
+        st.dictionaries(s.short_texts, s.json_value, max_size=3),
+        st.dictionaries(s.short_texts, s.json_value, max_size=3).map(json.dumps),
+        s.json_value,
+    ))
+    if kind <= 6:
+        call_id = draw(st.sampled_from(["call_1", "call_2", "a1b2c3d4e5", "", "1"]))
+        name = draw(st.sampled_from(["get_weather", "search", "", "calc"]))
+        return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    call: dict[str, Any] = {}
+    call_id = draw(st.one_of(call_ids, st.just(NO_ID)))
+    if call_id is not NO_ID:
+        call["id"] = call_id
+    function = draw(st.one_of(
+        st.fixed_dictionaries({}, optional={"name": st.one_of(st.sampled_from(["get_weather", "x"]),
+                                                              s.json_value),
+                                            "arguments": s.json_value}),
+        s.json_value,
+        st.just(NO_ID),
+    ))
+    if function is not NO_ID:
+        call["function"] = function
+    if kind == 9:
+        return draw(st.one_of(s.json_value, st.just(call)))
+    return call
+
+
+@st.composite
+def solar_conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """What Solar's clients send: system messages (several, anywhere), user turns, assistant
+    turns with ``reasoning``, tool rounds whose responses match the calls' ids, final answers."""
+    msgs: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        msgs.append({"role": "system", "content": draw(s.texts)})
+    call_counter = 0
+    for _turn in range(draw(st.integers(0, 4))):
+        if draw(st.integers(0, 5)) == 0:
+            msgs.append({"role": "system", "content": draw(s.texts)})
+        msgs.append({"role": "user", "content": draw(s.texts)})
+        for _round in range(draw(st.integers(0, 2))):
+            calls = []
+            for _k in range(draw(st.integers(1, 3))):
+                call_counter += 1
+                call_id = draw(st.one_of(st.just(f"c{call_counter:09d}"), st.sampled_from(["call_1", "call_2"])))
+                args: Any = draw(st.dictionaries(st.sampled_from(["city", "query", "limit"]),
+                                                 st.one_of(s.texts, st.integers(), st.booleans()), max_size=2))
+                if draw(st.booleans()):
+                    args = json.dumps(args)
+                calls.append({"id": call_id, "type": "function",
+                              "function": {"name": draw(st.sampled_from(["get_weather", "search"])),
+                                           "arguments": args}})
+            assistant: dict[str, Any] = {"role": "assistant", "tool_calls": calls}
+            if draw(st.booleans()):
+                assistant["content"] = draw(st.one_of(st.just(""), st.none(), s.texts))
+            if draw(st.booleans()):
+                assistant["reasoning"] = draw(s.texts)
+            msgs.append(assistant)
+            for call in draw(st.permutations(calls)):
+                msgs.append({"role": "tool", "tool_call_id": call["id"],
+                             "content": draw(st.one_of(s.texts, st.just('{"temp": 21}')))})
+        if draw(st.integers(0, 4)) > 0:
+            final: dict[str, Any] = {"role": "assistant", "content": draw(s.texts)}
+            if draw(st.booleans()):
+                final["reasoning"] = draw(st.one_of(s.texts, st.none()))
+            if draw(st.integers(0, 3)) == 0:
+                final["reasoning_content"] = draw(s.texts)
+            msgs.append(final)
+    return msgs
+
+
+@st.composite
+def tool_trace(draw: st.DrawFn) -> list[Any]:
+    """Assistant calls and tool responses interleaved in any order, ids from small pools of any
+    type, so one response can match many calls (before or after it) or none."""
+    msgs: list[Any] = []
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.integers(0, 5))
+        if kind <= 1:
+            msg: dict[str, Any] = {"role": "assistant",
+                                   "tool_calls": draw(st.one_of(st.lists(solar_tool_call(), max_size=3),
+                                                                s.tool_calls))}
+            if draw(st.integers(0, 3)) == 0:
+                msg["reasoning"] = draw(st.one_of(s.texts, s.json_value))
+            msgs.append(msg)
+        elif kind <= 3:
+            msg = {"role": "tool", "content": draw(st.one_of(s.texts, s.json_value))}
+            tool_call_id = draw(st.one_of(st.sampled_from(["call_1", "call_2", "a1b2c3d4e5", "", "1"]),
+                                          call_ids, st.just(NO_ID)))
+            if tool_call_id is not NO_ID:
+                msg["tool_call_id"] = tool_call_id
+            msgs.append(msg)
+        elif kind == 4:
+            msgs.append({"role": draw(st.sampled_from(["user", "system"])), "content": draw(s.texts)})
+        else:
+            msgs.append(draw(s.message()))
+    return msgs
+
+
+# ---------------------------------------------------------------- properties
+
+
+@given(messages=solar_conversation(), variables=solar_variables)
+def test_realistic_conversations(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=s.realistic_conversation(), variables=solar_variables)
+def test_shared_realistic_conversations(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=s.adversarial_messages, variables=solar_variables)
+@example(messages=[], variables={})
+@example(messages=[], variables={"default_system_prompt": False, "add_generation_prompt": False})
+@example(messages=[{"role": "system"}, {"role": "system", "content": None},
+                   {"role": "system", "content": {"a": [1]}}], variables={})
+@example(messages=[{"role": "user"}], variables={})
+@example(messages=[{"role": "user", "content": None}], variables={})
+@example(messages=[{"role": "assistant", "content": None}], variables={})
+@example(messages=[{"role": "assistant", "tool_calls": 3}], variables={})
+@example(messages=[{"role": "assistant", "tool_calls": "ab"}], variables={})
+@example(messages=[{"role": "assistant", "tool_calls": [{"id": "a"}]}], variables={})
+@example(messages=[{"role": "assistant", "tool_calls": [{"id": "a", "function": "f"}]}], variables={})
+@example(messages=[{"role": "assistant", "reasoning": ["r"], "content": "x"}], variables={})
+@example(messages=["user", 3, None, {"role": "developer", "content": None}], variables={})
+@example(messages=[], variables={"tools": [{}]})
+@example(messages=[], variables={"tools": "ab"})
+@example(messages=[], variables={"tools": 5})
+@example(messages=[], variables={"tools": [{"function": None}], "response_format": {"a": None}})
+@example(messages=[], variables={"response_format": 10**5000})  # str() of it fails (4300 digits)
+@example(messages=[{"role": "tool", "tool_call_id": "x", "content": [10**5000]}], variables={})
+def test_any_shape(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=st.lists(s.message(roles=st.sampled_from(["user", "assistant", "tool", "system"])), max_size=8),
+       variables=solar_variables)
+def test_role_sequences(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=tool_trace(), variables=s.variables(think_render_option=think_render_options,
+                                                    default_system_prompt=s.variable_values))
+# All matches, in order, concatenated — calls before and after the response.
+@example(messages=[{"role": "assistant", "tool_calls": [{"id": "x", "function": {"name": "a"}}]},
+                   {"role": "tool", "tool_call_id": "x", "content": "r"},
+                   {"role": "assistant", "tool_calls": [{"id": "x", "function": {"name": "b"}},
+                                                        {"id": "x", "function": {"name": "c"}}]}],
+         variables={})
+# A matching call without a function fails the lookup (.name of undefined).
+@example(messages=[{"role": "tool", "tool_call_id": "x", "content": "r"},
+                   {"role": "assistant", "tool_calls": [{"id": "x"}]}], variables={})
+# ...a non-matching one does not, until the assistant turn concatenates its name.
+@example(messages=[{"role": "assistant", "tool_calls": [{"id": "y", "function": {"name": "f"}}]},
+                   {"role": "tool", "tool_call_id": "x", "content": None},
+                   {"role": "tool", "tool_call_id": "y"}], variables={})
+# Ids of other types never match the (string) tool_call_id; an undefined tool_call_id fails at
+# L116 before undefined == undefined could match an id-less call.
+@example(messages=[{"role": "assistant", "tool_calls": [{"function": {"name": "f"}}]},
+                   {"role": "tool", "content": "r"}], variables={})
+@example(messages=[{"role": "tool", "tool_call_id": "1", "content": "r"},
+                   {"role": "assistant", "tool_calls": [{"id": 1, "function": {"name": "f"}},
+                                                        {"id": 1.0, "function": {"name": "g"}},
+                                                        {"id": True, "function": {"name": "h"}},
+                                                        {"id": ["1"], "function": {"name": "i"}},
+                                                        {"id": {"1": 1}, "function": {"name": "j"}}]}],
+         variables={})
+@example(messages=[{"role": "tool", "tool_call_id": 1, "content": "r"},
+                   {"role": "assistant", "tool_calls": [{"id": 1, "function": {"name": "f"}}]}], variables={})
+# A truthy tool_calls that cannot be iterated fails every lookup, wherever it is.
+@example(messages=[{"role": "tool", "tool_call_id": "x", "content": "r"},
+                   {"role": "assistant", "tool_calls": 1.5}], variables={})
+# Grouping: consecutive tool responses share one header and one <|end|>.
+@example(messages=[{"role": "tool", "tool_call_id": "a", "content": "1"},
+                   {"role": "tool", "tool_call_id": "b", "content": {"k": 2}},
+                   "not a message",
+                   {"role": "tool", "tool_call_id": "c"}], variables={})
+def test_tool_name_lookup(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(messages=solar_conversation(),
+       variables=s.variables(think_render_option=think_render_options, reasoning_effort=reasoning_efforts,
+                             add_generation_prompt=s.variable_values),
+       extra=st.lists(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system", "tool"]),
+                                              "content": s.texts},
+                                             optional={"reasoning": st.one_of(s.texts, s.json_value)}),
+                      max_size=3))
+@example(messages=[{"role": "assistant", "reasoning": "r0", "content": "a"},
+                   {"role": "user", "content": "u"},
+                   {"role": "assistant", "reasoning": "r1", "content": "b"}],
+         variables={"think_render_option": "all"}, extra=[])
+@example(messages=[{"role": "assistant", "reasoning": "r0", "content": "a"},
+                   {"role": "user", "content": "u"},
+                   {"role": "assistant", "reasoning": "r1", "content": "b"}],
+         variables={}, extra=[])
+@example(messages=[{"role": "assistant", "reasoning": "r", "reasoning_content": "rc", "content": "a"}],
+         variables={"think_render_option": "none", "reasoning_effort": "minimal"}, extra=[])
+def test_thinking(messages, variables, extra):
+    assert_parity(NAME, messages + extra, variables)
+
+
+@given(messages=st.one_of(solar_conversation(), s.adversarial_messages),
+       variables=solar_variables,
+       now=st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)))
+@example(messages=[], variables={}, now=datetime(999, 1, 2))
+@example(messages=[], variables={}, now=datetime(9999, 12, 31, 23, 59, 59))
+def test_clock(messages, variables, now):
+    assert_parity(NAME, messages, variables, now=now)
+
+
+def test_template_lines_exercised():
+    assert_template_lines_exercised(NAME)
