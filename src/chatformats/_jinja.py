@@ -90,8 +90,7 @@ class Missing:
 #: The one undefined value.
 MISSING = Missing()
 
-_SCALARS = (str, int, float, bool, type(None))
-_CONTAINERS = (dict, list, tuple)
+_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 
 def type_name(value: Any) -> str:
@@ -278,39 +277,51 @@ def check_json_like(value: Any, path: str) -> None:
     (enums, ``OrderedDict``, numpy scalars) and other objects are refused: Jinja would read
     their attributes, which a port does not model.  ``apply_chat_template`` converts such values
     the way transformers does before they get here.
+
+    This walk runs on every render, so its common case — a list of dicts of strings — is one
+    tight loop; only nested containers go through the general stack.
     """
-    tp = type(value)
-    if tp is str or tp is int or tp is bool or tp is float or value is None:
+    if type(value) in _LEAVES:
         return
+    stack: list[tuple[Any, Any]] = []
+    push = stack.append
+    if type(value) is list or type(value) is tuple:
+        # The top level: usually messages, each a dict of strings.
+        for index, sub in enumerate(value):
+            if type(sub) is dict:
+                for key, leaf in sub.items():
+                    if type(leaf) not in _LEAVES:
+                        push((leaf, ((None, index), key)))
+                    if type(key) is not str and type(key) not in _LEAVES:
+                        push((sub, (None, index)))  # the general walk names the bad key
+            elif type(sub) not in _LEAVES:
+                push((sub, (None, index)))
+    else:
+        push((value, None))
     seen: set[int] = set()
-    stack: list[tuple[Any, Any]] = [(value, None)]
     while stack:
         obj, where = stack.pop()
         tp = type(obj)
-        if tp is str or tp is int or tp is bool or tp is float or obj is None:
+        if tp in _LEAVES:
             continue
         if tp is dict:
             if id(obj) in seen:
                 continue
             seen.add(id(obj))
             for key, sub in obj.items():
-                if type(key) not in _SCALARS:
+                if type(key) not in _LEAVES:
                     raise InvalidConversation(
                         f"{_path(path, where)} has a key of type {type(key).__name__}; keys must be strings"
                     )
-                stk = type(sub)
-                if stk is str or stk is int or stk is bool or stk is float or sub is None:
-                    continue
-                stack.append((sub, (where, key)))
+                if type(sub) not in _LEAVES:
+                    push((sub, (where, key)))
         elif tp is list or tp is tuple:
             if id(obj) in seen:
                 continue
             seen.add(id(obj))
             for index, sub in enumerate(obj):
-                stk = type(sub)
-                if stk is str or stk is int or stk is bool or stk is float or sub is None:
-                    continue
-                stack.append((sub, (where, index)))
+                if type(sub) not in _LEAVES:
+                    push((sub, (where, index)))
         else:
             raise InvalidConversation(
                 f"{_path(path, where)} is a {tp.__module__}.{tp.__qualname__}, not JSON-like data "
