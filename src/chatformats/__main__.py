@@ -1,5 +1,8 @@
+"""``python -m chatformats``: the ``chatformats`` command."""
+
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # guarded: worker processes may import this module
+    sys.exit(main())
