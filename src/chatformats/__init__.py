@@ -3,6 +3,8 @@ render them, in pure Python.
 
 - :func:`render` — the template layer: the template alone, exactly as jinja2 renders it in
   transformers' environment with exactly the variables given.
+- :func:`apply_chat_template` — the pipeline layer: what transformers 5.24's
+  ``tokenizer.apply_chat_template(..., tokenize=False)`` returns (see :mod:`chatformats.pipeline`).
 - :func:`formats`, :func:`get_format` — the registry.
 - the errors, all subclasses of :class:`ChatFormatError` (a ``ValueError``).
 """
@@ -14,6 +16,7 @@ from typing import Any
 
 from ._jinja import check_json_like
 from ._registry import ChatFormat, formats, get_format
+from .pipeline import apply_chat_template
 from .errors import (
     ChatFormatError,
     InternalError,
@@ -29,6 +32,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "render",
+    "apply_chat_template",
     "formats",
     "get_format",
     "ChatFormat",

@@ -1,0 +1,665 @@
+"""The reference templates' text, for the one pipeline step that reads it.
+
+transformers' ``continue_final_message`` checks that the continued field's name occurs in the
+template source (``field in chat_template``), for any field name the caller gives; the
+pipeline needs the text itself, and reads no file while rendering.  Generated from
+``reference_templates/`` by ``tests/transformers_oracle.py`` (``write_template_sources``);
+``tests/test_pipeline.py`` checks every text against the registry's sha256.
+"""
+
+from __future__ import annotations
+
+SOURCES: dict[str, str] = {
+    'solar_open.jinja': (
+        '{#- ======== Template Parameters ======== #}\n'
+        '{%- set add_generation_prompt = add_generation_prompt if add_generation_prompt is defined else true %}\n'
+        '{%- set default_system_prompt = default_system_prompt if default_system_prompt is defined else true %}\n'
+        '{%- set reasoning_effort = reasoning_effort if reasoning_effort is defined else "high" %}\n'
+        '{%- set think_render_option = think_render_option if think_render_option is defined else "lastthink" %}\n'
+        '\n'
+        '{#- ======== System Block State ======== #}\n'
+        '{%- set sys_ns = namespace(is_first_block=true) -%}\n'
+        '\n'
+        '{#- ======== Find last user message index ======== #}\n'
+        '{%- set last_user_idx = namespace(value=-1) -%}\n'
+        '{%- for message in messages -%}\n'
+        " {%- if message.role == 'user' -%}\n"
+        ' {%- set last_user_idx.value = loop.index0 -%}\n'
+        ' {%- endif -%}\n'
+        '{%- endfor -%}\n'
+        '\n'
+        '{#- ======== System messages renderers ======== #}\n'
+        '{%- macro render_system_message(user_system_messages) %}\n'
+        ' {%- if default_system_prompt %}\n'
+        ' {%- if not sys_ns.is_first_block %}{{- "\\n\\n" }}{%- endif %}\n'
+        ' {%- set sys_ns.is_first_block = false %}\n'
+        ' {{- "## Provider System Prompt\\n\\nYou are Solar Open 100B, a large language model trained by Upstage AI, a Korean startup. Your knowledge cutoff is 2025-07. The current date is " + strftime_now("%Y-%m-%d") + "." }}\n'
+        ' {%- endif -%}\n'
+        ' {%- if user_system_messages %}\n'
+        ' {%- if not sys_ns.is_first_block %}{{- "\\n\\n" }}{%- endif %}\n'
+        ' {%- set sys_ns.is_first_block = false %}\n'
+        ' {{- "## System Prompt" }}\n'
+        ' {%- for system_message in user_system_messages %}\n'
+        ' {{- "\\n\\n" }}\n'
+        ' {{- system_message }}\n'
+        ' {%- endfor %}\n'
+        ' {%- endif -%}\n'
+        '{%- endmacro %}\n'
+        '\n'
+        '{%- macro render_tool_instruction(tools) %}\n'
+        ' {%- if not sys_ns.is_first_block %}{{- "\\n\\n" }}{%- endif %}\n'
+        ' {%- set sys_ns.is_first_block = false %}\n'
+        ' {{- "## Tools\\n\\n### Tool Call Instruction" }}\n'
+        ' {{- "\\nYou may invoke one or more tools to assist with the user\'s query. Available tools are provided in JSON Schema format: <|tools:begin|><|tool:begin|><tools-json-object><|tool:end|>...<|tools:end|>\\n" }}\n'
+        ' {{- "\\n### Available Tools\\n" }}\n'
+        ' {{- "<|tools:begin|>" }}\n'
+        ' {%- for tool in tools %}\n'
+        ' {{- "<|tool:begin|>" }}\n'
+        ' {{- tool.function | tojson }}\n'
+        ' {{- "<|tool:end|>" }}\n'
+        ' {%- endfor %}\n'
+        ' {{- "<|tools:end|>\\n" }}\n'
+        ' {{- "\\n### Tool Call Format\\n" }}\n'
+        ' {{- "For each tool call, return a JSON object with the following structure, enclosed within <|tool_call:begin|> and <|tool_call:end|> tags: \\n<|tool_call:begin|><tool-call-id><|tool_call:name|><tool-name><|tool_call:args|><args-json-object><|tool_call:end|>\\n" }}\n'
+        ' {{- "- The <tool-call-id> must be a randomly generated string consisting of 10 lowercase letters (a-z) and/or digits (0-9) (e.g., a1b2c3d4e5)\\n" }}\n'
+        ' {{- "\\n### Tool Response Format\\n" }}\n'
+        ' {{- "Each tool is responded by `tool` with the following structure:\\n<|tool_response:id|><tool-call-id><|tool_response:name|><tool-name><|tool_response:result|><results><|tool_response:end|>\\n" }}\n'
+        ' {{- "- Ensure the <tool-call-id> matches the corresponding tool call" -}}\n'
+        '{%- endmacro %}\n'
+        '\n'
+        '{%- macro render_json_response_format_instruction(response_format) %}\n'
+        ' {%- if not sys_ns.is_first_block %}{{- "\\n\\n" }}{%- endif %}\n'
+        ' {%- set sys_ns.is_first_block = false %}\n'
+        ' {{- "## Output Format Constraint" }}\n'
+        ' {{- "\\n\\nYour final response should follow the JSON schema: \\n[Start of schema]" }}\n'
+        ' {{- response_format }}\n'
+        ' {{- "\\n[End of schema]\\nPlease ensure your answers adhere to this format and do not contain any unnecessary text." }}\n'
+        '{%- endmacro %}\n'
+        '\n'
+        '{%- macro get_tool_name(messages, tool_call_id) %}\n'
+        ' {%- for msg in messages -%}\n'
+        " {%- if msg.role == 'assistant' and msg.tool_calls -%}\n"
+        ' {%- for tool_call in msg.tool_calls -%}\n'
+        ' {%- if tool_call.id == tool_call_id -%}\n'
+        ' {{- tool_call.function.name }}\n'
+        ' {%- endif -%}\n'
+        ' {%- endfor -%}\n'
+        ' {%- endif -%}\n'
+        ' {%- endfor -%}\n'
+        '{%- endmacro %}\n'
+        '\n'
+        '{%- macro render_tool_arguments(tool_arguments) %}\n'
+        ' {%- if tool_arguments is mapping -%}\n'
+        ' {{- tool_arguments | tojson }}\n'
+        ' {%- else -%}\n'
+        ' {{- tool_arguments }}\n'
+        ' {%- endif -%}\n'
+        '{%- endmacro %}\n'
+        '\n'
+        '{#- ======== Render system message ======== #}\n'
+        '{%- set ns = namespace(system_messages=[]) -%}\n'
+        '{%- for message in messages -%}\n'
+        " {%- if message.role == 'system' -%}\n"
+        ' {%- set ns.system_messages = ns.system_messages + [message.content] -%}\n'
+        ' {%- endif -%}\n'
+        '{%- endfor -%}\n'
+        '\n'
+        '{%- if ns.system_messages or default_system_prompt or tools or response_format -%}\n'
+        ' {{- "<|begin|>system<|content|>" }}\n'
+        ' {{- render_system_message(ns.system_messages) }}\n'
+        ' {%- if tools -%}\n'
+        ' {{- render_tool_instruction(tools) }}\n'
+        ' {%- endif %}\n'
+        ' {%- if response_format -%}\n'
+        ' {{- render_json_response_format_instruction(response_format) }}\n'
+        ' {%- endif %}\n'
+        ' {{- "<|end|>" }}\n'
+        '{%- endif -%}\n'
+        '\n'
+        '{#- ======== Render main messages ======== #}\n'
+        '{%- for message in messages -%}\n'
+        " {%- if message.role == 'user' -%}\n"
+        ' {{- "<|begin|>user<|content|>" + message.content + "<|end|>" }}\n'
+        " {%- elif message.role == 'tool' -%}\n"
+        " {%- set prev_is_tool = loop.index0 > 0 and messages[loop.index0 - 1].role == 'tool' -%}\n"
+        " {%- set next_is_tool = loop.index0 < (messages | length - 1) and messages[loop.index0 + 1].role == 'tool' -%}\n"
+        ' {%- if not prev_is_tool -%}\n'
+        ' {{- "<|begin|>tool<|tool_response|>" }}\n'
+        ' {%- endif -%}\n'
+        ' {{- "<|tool_response:begin|>" + message.tool_call_id + "<|tool_response:name|>" }}\n'
+        ' {{- get_tool_name(messages, message.tool_call_id) }}\n'
+        ' {{- "<|tool_response:result|>" }}\n'
+        ' {{- message.content }}\n'
+        ' {{- "<|tool_response:end|>" }}\n'
+        ' {%- if not next_is_tool -%}\n'
+        ' {{- "<|end|>" }}\n'
+        ' {%- endif -%}\n'
+        " {%- elif message.role == 'assistant' -%}\n"
+        ' {#- ======== Assistant Thinking ======== #}\n'
+        ' {%- if think_render_option == "all" -%}\n'
+        ' {%- if message.reasoning -%}\n'
+        ' {{- "<|begin|>assistant<|think|>" + message.reasoning + "<|end|>" }}\n'
+        ' {%- endif -%}\n'
+        ' {%- elif think_render_option == "lastthink" -%}\n'
+        ' {%- if message.reasoning and loop.index0 > last_user_idx.value -%}\n'
+        ' {{- "<|begin|>assistant<|think|>" + message.reasoning + "<|end|>" }}\n'
+        ' {%- endif -%}\n'
+        ' {%- endif -%}\n'
+        '\n'
+        ' {#- ======== Assistant Messages ======== #}\n'
+        ' {%- if message.tool_calls -%}\n'
+        ' {{- "<|begin|>assistant<|tool_calls|>" }}\n'
+        ' {%- for tool_call in message.tool_calls -%}\n'
+        ' {{- "<|tool_call:begin|>" + tool_call.id +"<|tool_call:name|>" + tool_call.function.name + "<|tool_call:args|>" }}\n'
+        ' {{- render_tool_arguments(tool_call.function.arguments) }}\n'
+        ' {{- "<|tool_call:end|>" }}\n'
+        ' {%- endfor -%}\n'
+        ' {{- "<|calls|>" }}\n'
+        ' {%- else -%}\n'
+        ' {{- "<|begin|>assistant<|content|>" + message.content + "<|end|>" }}\n'
+        ' {%- endif -%}\n'
+        ' {%- endif -%}\n'
+        '{%- endfor -%}\n'
+        '\n'
+        '{%- if add_generation_prompt -%}\n'
+        ' {%- if reasoning_effort in ["low", "minimal"] -%}\n'
+        ' {{- "<|begin|>assistant<|think|><|end|>" }}\n'
+        ' {%- endif -%}\n'
+        ' {{- "<|begin|>assistant" }}\n'
+        '{%- endif -%}'
+    ),
+    'llama3_2_vision.jinja': (
+        '{{- bos_token }}\n'
+        '\n'
+        '\n'
+        '{%- if custom_tools is defined %}\n'
+        '    {%- set tools = custom_tools %}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{%- if not tools_in_user_message is defined %}\n'
+        '    {%- set tools_in_user_message = true %}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{%- if not date_string is defined %}\n'
+        '    {%- if strftime_now is defined %}\n'
+        '        {%- set date_string = strftime_now("%d %b %Y") %}\n'
+        '    {%- else %}\n'
+        '        {%- set date_string = "26 Jul 2024" %}\n'
+        '    {%- endif %}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{%- if not tools is defined %}\n'
+        '    {%- set tools = none %}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{# Extract the system message, if present #}\n'
+        "{%- if messages[0]['role'] == 'system' %}\n"
+        "    {%- set system_message = messages[0]['content'] | trim %}\n"
+        '    {%- set messages = messages[1:] %}\n'
+        '{%- else %}\n'
+        '    {%- set system_message = "" %}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{# Identify if any messages contain images #}\n'
+        '{% set image_ns = namespace(has_images=false) %}\n'
+        '{%- for message in messages %}\n'
+        "    {%- for content in message['content'] %}\n"
+        "        {%- if content['type'] == 'image' %}\n"
+        '            {%- set image_ns.has_images = true %}\n'
+        '        {%- endif %}\n'
+        '    {%- endfor %}\n'
+        '{%- endfor %}\n'
+        '\n'
+        '{# Raise exception if images and system message coexist #}\n'
+        '{%- if image_ns.has_images and system_message != "" %}\n'
+        '    {{- raise_exception("Prompting with images is incompatible with system messages.") }}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{# Insert system message if no images are found #}\n'
+        '{%- if not image_ns.has_images %}\n'
+        '    {{- "<|start_header_id|>system<|end_header_id|>\\n\\n" }}\n'
+        '    {%- if tools is not none %}\n'
+        '        {{- "Environment: ipython\\n" }}\n'
+        '    {%- endif %}\n'
+        '    {{- "Cutting Knowledge Date: December 2023\\n" }}\n'
+        '    {{- "Today Date: " + date_string + "\\n\\n" }}\n'
+        '    \n'
+        '    {%- if tools is not none and not tools_in_user_message %}\n'
+        '        {{- "You have access to the following functions. " }}\n'
+        '        {{- "To call a function, respond with JSON for a function call." }}\n'
+        '        {{- \'Use the format {"name": function name, "parameters": dictionary of arguments}.\' }}\n'
+        '        {{- "Do not use variables.\\n\\n" }}\n'
+        '        {%- for t in tools %}\n'
+        '            {{- t | tojson(indent=4) }}\n'
+        '            {{- "\\n\\n" }}\n'
+        '        {%- endfor %}\n'
+        '    {%- endif %}\n'
+        '    {{- system_message }}\n'
+        '    {{- "<|eot_id|>" }}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{# Custom tools in user messages #}\n'
+        '{%- if tools_in_user_message and tools is not none %}\n'
+        '    {%- if messages | length != 0 %}\n'
+        "        {%- set first_user_message = messages[0]['content'] | trim %}\n"
+        '        {%- set messages = messages[1:] %}\n'
+        '    {%- else %}\n'
+        '        {{- raise_exception("Cannot put tools in the first user message when there\'s no first user message!") }}\n'
+        '    {%- endif %}\n'
+        '    \n'
+        "    {{- '<|start_header_id|>user<|end_header_id|>\\n\\n' }}\n"
+        '    {{- "Given these functions, respond with a JSON for a function call " }}\n'
+        '    {{- "that best addresses the prompt.\\n\\n" }}\n'
+        '    {{- \'Format: {"name": function name, "parameters": dictionary of arguments}.\' }}\n'
+        '    {{- "Do not use variables.\\n\\n" }}\n'
+        '    {%- for t in tools %}\n'
+        '        {{- t | tojson(indent=4) }}\n'
+        '        {{- "\\n\\n" }}\n'
+        '    {%- endfor %}\n'
+        '    {{- first_user_message + "<|eot_id|>" }}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{# Iterate over remaining messages #}\n'
+        '{%- for message in messages %}\n'
+        "    {%- if not (message.role in ['ipython', 'tool'] or 'tool_calls' in message) %}\n"
+        "        {{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' }}\n"
+        "        {%- if message['content'] is string %}\n"
+        "            {{- message['content'] }}\n"
+        '        {%- else %}\n'
+        "            {%- for content in message['content'] %}\n"
+        "                {%- if content['type'] == 'image' %}\n"
+        "                    {{- '<|image|>' }}\n"
+        "                {%- elif content['type'] == 'text' %}\n"
+        "                    {{- content['text'] }}\n"
+        '                {%- endif %}\n'
+        '            {%- endfor %}\n'
+        '        {%- endif %}\n'
+        "        {{- '<|eot_id|>' }}\n"
+        "    {%- elif 'tool_calls' in message %}\n"
+        '        {%- if message.tool_calls | length != 1 %}\n'
+        '            {{- raise_exception("This model only supports single tool-calls at once!") }}\n'
+        '        {%- endif %}\n'
+        '        {%- set tool_call = message.tool_calls[0].function %}\n'
+        "        {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}\n"
+        '        {{- \'{"name": "\' + tool_call.name + \'", "parameters": \' }}\n'
+        '        {{- tool_call.arguments | tojson }}\n'
+        '        {{- "}" }}\n'
+        '        {{- "<|eot_id|>" }}\n'
+        '    {%- elif message.role in ["tool", "ipython"] %}\n'
+        '        {{- "<|start_header_id|>ipython<|end_header_id|>\\n\\n" }}\n'
+        '        {%- if message.content is mapping or message.content is iterable %}\n'
+        '            {{- message.content | tojson }}\n'
+        '        {%- else %}\n'
+        '            {{- message.content }}\n'
+        '        {%- endif %}\n'
+        '        {{- "<|eot_id|>" }}\n'
+        '    {%- endif %}\n'
+        '{%- endfor %}\n'
+        '\n'
+        '{# Add generation prompt if specified #}\n'
+        '{%- if add_generation_prompt %}\n'
+        "    {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}\n"
+        '{%- endif %}'
+    ),
+    'minicpm_v4_6_thinking.jinja': (
+        '{%- if enable_thinking is not defined -%}\n'
+        '{%- set enable_thinking = true -%}\n'
+        '{%- endif -%}\n'
+        '{%- macro render_content(content, is_system_content=false) -%}\n'
+        '{%- if content is string -%}\n'
+        '{{- content -}}\n'
+        '{%- elif content is iterable and content is not mapping -%}\n'
+        '{%- set ns = namespace(parts=[]) -%}\n'
+        '{%- for item in content -%}\n'
+        "{%- if 'image' in item or 'image_url' in item or item.type == 'image' -%}\n"
+        '{%- if is_system_content -%}\n'
+        "{{- raise_exception('System message cannot contain images.') -}}\n"
+        '{%- endif -%}\n'
+        "{%- set ns.parts = ns.parts + ['<|image_pad|>'] -%}\n"
+        "{%- elif 'video' in item or item.type == 'video' -%}\n"
+        '{%- if is_system_content -%}\n'
+        "{{- raise_exception('System message cannot contain videos.') -}}\n"
+        '{%- endif -%}\n'
+        "{%- set ns.parts = ns.parts + ['<|video_pad|>'] -%}\n"
+        "{%- elif 'text' in item -%}\n"
+        '{%- set ns.parts = ns.parts + [item.text] -%}\n'
+        '{%- else -%}\n'
+        "{{- raise_exception('Unexpected item type in content.') -}}\n"
+        '{%- endif -%}\n'
+        '{%- endfor -%}\n'
+        "{{- ns.parts | join('\\n') -}}\n"
+        '{%- elif content is none or content is undefined -%}\n'
+        "{{- '' -}}\n"
+        '{%- else -%}\n'
+        "{{- raise_exception('Unexpected content type.') -}}\n"
+        '{%- endif -%}\n'
+        '{%- endmacro -%}\n'
+        '{%- if not messages %}\n'
+        "{{- raise_exception('No messages provided.') }}\n"
+        '{%- endif %}\n'
+        '{%- if tools and tools is iterable and tools is not mapping %}\n'
+        "{{- '<|im_start|>system\\n' }}\n"
+        '{{- "# Tools\\n\\nYou have access to the following functions:\\n\\n<tools>" }}\n'
+        '{%- for tool in tools %}\n'
+        '{{- "\\n" }}\n'
+        '{{- tool | tojson }}\n'
+        '{%- endfor %}\n'
+        '{{- "\\n</tools>" }}\n'
+        "{{- '\\n\\nIf you choose to call a function ONLY reply in the following format with NO suffix:\\n\\n<tool_call>\\n<function=example_function_name>\\n<parameter=example_parameter_1>\\nvalue_1\\n</parameter>\\n<parameter=example_parameter_2>\\nThis is the value for the second parameter\\nthat can span\\nmultiple lines\\n</parameter>\\n</function>\\n</tool_call>\\n\\n<IMPORTANT>\\nReminder:\\n- Function calls MUST follow the specified format: an inner <function=...></function> block must be nested within <tool_call></tool_call> XML tags\\n- Required parameters MUST be specified\\n- You may provide optional reasoning for your function call in natural language BEFORE the function call, but NOT after\\n- If there is no function call available, answer the question like normal with your current knowledge and do not tell the user about function calls\\n</IMPORTANT>' }}\n"
+        "{%- if messages[0].role == 'system' %}\n"
+        '{%- set content = render_content(messages[0].content, true)|trim %}\n'
+        '{%- if content %}\n'
+        "{{- '\\n\\n' + content }}\n"
+        '{%- endif %}\n'
+        '{%- endif %}\n'
+        "{{- '<|im_end|>\\n' }}\n"
+        '{%- else %}\n'
+        "{%- if messages[0].role == 'system' %}\n"
+        '{%- set content = render_content(messages[0].content, true)|trim %}\n'
+        "{{- '<|im_start|>system\\n' + content + '<|im_end|>\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- endif %}\n'
+        '{%- set ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1) %}\n'
+        '{%- for message in messages[::-1] %}\n'
+        '{%- set index = (messages|length - 1) - loop.index0 %}\n'
+        '{%- if ns.multi_step_tool and message.role == "user" %}\n'
+        '{%- set content = render_content(message.content)|trim %}\n'
+        "{%- if not(content.startswith('<tool_response>') and content.endswith('</tool_response>')) %}\n"
+        '{%- set ns.multi_step_tool = false %}\n'
+        '{%- set ns.last_query_index = index %}\n'
+        '{%- endif %}\n'
+        '{%- endif %}\n'
+        '{%- endfor %}\n'
+        '{%- if ns.multi_step_tool %}\n'
+        "{{- raise_exception('No user query found in messages.') }}\n"
+        '{%- endif %}\n'
+        '{%- for message in messages %}\n'
+        '{%- set content = render_content(message.content)|trim %}\n'
+        '{%- if message.role == "system" %}\n'
+        '{%- if not loop.first %}\n'
+        "{{- raise_exception('System message must be at the beginning.') }}\n"
+        '{%- endif %}\n'
+        '{%- elif message.role == "user" %}\n'
+        "{{- '<|im_start|>' + message.role + '\\n' + content + '<|im_end|>' + '\\n' }}\n"
+        '{%- elif message.role == "assistant" %}\n'
+        "{%- set reasoning_content = '' %}\n"
+        '{%- if message.reasoning_content is string %}\n'
+        '{%- set reasoning_content = message.reasoning_content %}\n'
+        '{%- else %}\n'
+        "{%- if '</think>' in content %}\n"
+        "{%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}\n"
+        "{%- set content = content.split('</think>')[-1].lstrip('\\n') %}\n"
+        '{%- endif %}\n'
+        '{%- endif %}\n'
+        '{%- set reasoning_content = reasoning_content|trim %}\n'
+        '{%- if loop.index0 > ns.last_query_index %}\n'
+        "{{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content + '\\n</think>\\n\\n' + content }}\n"
+        '{%- else %}\n'
+        "{{- '<|im_start|>' + message.role + '\\n' + content }}\n"
+        '{%- endif %}\n'
+        '{%- if message.tool_calls and message.tool_calls is iterable and message.tool_calls is not mapping %}\n'
+        '{%- for tool_call in message.tool_calls %}\n'
+        '{%- if tool_call.function is defined %}\n'
+        '{%- set tool_call = tool_call.function %}\n'
+        '{%- endif %}\n'
+        '{%- if loop.first %}\n'
+        '{%- if content|trim %}\n'
+        "{{- '\\n\\n<tool_call>\\n<function=' + tool_call.name + '>\\n' }}\n"
+        '{%- else %}\n'
+        "{{- '<tool_call>\\n<function=' + tool_call.name + '>\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- else %}\n'
+        "{{- '\\n<tool_call>\\n<function=' + tool_call.name + '>\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- if tool_call.arguments is defined %}\n'
+        '{%- for args_name, args_value in tool_call.arguments|items %}\n'
+        "{{- '<parameter=' + args_name + '>\\n' }}\n"
+        '{%- set args_value = args_value | tojson | safe if args_value is mapping or (args_value is sequence and args_value is not string) else args_value | string %}\n'
+        '{{- args_value }}\n'
+        "{{- '\\n</parameter>\\n' }}\n"
+        '{%- endfor %}\n'
+        '{%- endif %}\n'
+        "{{- '</function>\\n</tool_call>' }}\n"
+        '{%- endfor %}\n'
+        '{%- endif %}\n'
+        "{{- '<|im_end|>\\n' }}\n"
+        '{%- elif message.role == "tool" %}\n'
+        '{%- if loop.previtem and loop.previtem.role != "tool" %}\n'
+        "{{- '<|im_start|>user' }}\n"
+        '{%- endif %}\n'
+        "{{- '\\n<tool_response>\\n' }}\n"
+        '{{- content }}\n'
+        "{{- '\\n</tool_response>' }}\n"
+        '{%- if not loop.last and loop.nextitem.role != "tool" %}\n'
+        "{{- '<|im_end|>\\n' }}\n"
+        '{%- elif loop.last %}\n'
+        "{{- '<|im_end|>\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- else %}\n'
+        "{{- raise_exception('Unexpected message role.') }}\n"
+        '{%- endif %}\n'
+        '{%- endfor %}\n'
+        '{%- if add_generation_prompt %}\n'
+        "{{- '<|im_start|>assistant\\n' }}\n"
+        '{%- if enable_thinking is defined and enable_thinking is false %}\n'
+        "{{- '<think>\\n\\n</think>\\n\\n' }}\n"
+        '{%- else %}\n'
+        "{{- '<think>\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- endif %}'
+    ),
+    'cogito.jinja': (
+        '{{- bos_token }}\n'
+        '{%- if not tools is defined %}\n'
+        '    {%- set tools = none %}\n'
+        '{%- endif %}\n'
+        '{%- if not enable_thinking is defined %}\n'
+        '    {%- set enable_thinking = false %}\n'
+        '{%- endif %}\n'
+        '{#- This block extracts the system message, so we can slot it into the right place. #}\n'
+        "{%- if messages[0]['role'] == 'system' %}\n"
+        "    {%- set system_message = messages[0]['content']|trim %}\n"
+        '    {%- set messages = messages[1:] %}\n'
+        '{%- else %}\n'
+        '    {%- set system_message = "" %}\n'
+        '{%- endif %}\n'
+        '{#- Set the system message. If enable_thinking is true, add the "Enable deep thinking subroutine." #}\n'
+        '{%- if enable_thinking %}\n'
+        '    {%- if system_message != "" %}\n'
+        '        {%- set system_message = "Enable deep thinking subroutine.\n'
+        '\n'
+        '" ~ system_message %}\n'
+        '    {%- else %}\n'
+        '        {%- set system_message = "Enable deep thinking subroutine." %}\n'
+        '    {%- endif %}\n'
+        '{%- endif %}\n'
+        '{#- Set the system message. In case there are tools present, add them to the system message. #}\n'
+        "{%- if tools is not none or system_message != '' %}\n"
+        '    {{- "<|start_header_id|>system<|end_header_id|>\n'
+        '\n'
+        '" }}\n'
+        '    {{- system_message }}\n'
+        '    {%- if tools is not none %}\n'
+        '        {%- if system_message != "" %}\n'
+        '            {{- "\n'
+        '\n'
+        '" }}\n'
+        '        {%- endif %}\n'
+        '        {{- "Available Tools:\n'
+        '" }}\n'
+        '        {%- for t in tools %}\n'
+        '            {{- t | tojson(indent=4) }}\n'
+        '            {{- "\n'
+        '\n'
+        '" }}\n'
+        '        {%- endfor %}\n'
+        '    {%- endif %}\n'
+        '    {{- "<|eot_id|>" }}\n'
+        '{%- endif %}\n'
+        '\n'
+        '{#- Rest of the messages #}\n'
+        '{%- for message in messages %}\n'
+        '    {#- The special cases are when the message is from a tool (via role ipython/tool/tool_results) or when the message is from the assistant, but has "tool_calls". If not, we add the message directly as usual. #}\n'
+        '    {#- Case 1 - Usual, non tool related message. #}\n'
+        '    {%- if not (message.role == "ipython" or message.role == "tool" or message.role == "tool_results" or (message.tool_calls is defined and message.tool_calls is not none)) %}\n'
+        "        {{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n"
+        '\n'
+        "' }}\n"
+        "        {%- if message['content'] is string %}\n"
+        "            {{- message['content'] | trim }}\n"
+        '        {%- else %}\n'
+        "            {%- for item in message['content'] %}\n"
+        "                {%- if item.type == 'text' %}\n"
+        '                    {{- item.text | trim }}\n'
+        '                {%- endif %}\n'
+        '            {%- endfor %}\n'
+        '        {%- endif %}\n'
+        "        {{- '<|eot_id|>' }}\n"
+        '    \n'
+        '    {#- Case 2 - the response is from the assistant, but has a tool call returned. The assistant may also have returned some content along with the tool call. #}\n'
+        '    {%- elif message.tool_calls is defined and message.tool_calls is not none %}\n'
+        '        {{- "<|start_header_id|>assistant<|end_header_id|>\n'
+        '\n'
+        '" }}\n'
+        "        {%- if message['content'] is string %}\n"
+        "            {{- message['content'] | trim }}\n"
+        '        {%- else %}\n'
+        "            {%- for item in message['content'] %}\n"
+        "                {%- if item.type == 'text' %}\n"
+        '                    {{- item.text | trim }}\n'
+        '                    {%- if item.text | trim != "" %}\n'
+        '                        {{- "\n'
+        '\n'
+        '" }}\n'
+        '                    {%- endif %}\n'
+        '                {%- endif %}\n'
+        '            {%- endfor %}\n'
+        '        {%- endif %}\n'
+        '        {{- "[" }}\n'
+        '        {%- for tool_call in message.tool_calls %}\n'
+        '            {%- set out = tool_call.function|tojson %}\n'
+        '            {%- if not tool_call.id is defined %}\n'
+        '                {{- out }}\n'
+        '            {%- else %}\n'
+        '                {{- out[:-1] }}\n'
+        '                {{- \', "id": "\' + tool_call.id + \'"}\' }}\n'
+        '            {%- endif %}\n'
+        '            {%- if not loop.last %}\n'
+        '                {{- ", " }}\n'
+        '            {%- else %}\n'
+        '                {{- "]<|eot_id|>" }}\n'
+        '            {%- endif %}\n'
+        '        {%- endfor %}\n'
+        '    \n'
+        '    {#- Case 3 - the response is from a tool call. The tool call may have an id associated with it as well. If it does, we add it to the prompt. #}\n'
+        '    {%- elif message.role == "ipython" or message["role"] == "tool_results" or message["role"] == "tool" %}\n'
+        '        {{- "<|start_header_id|>ipython<|end_header_id|>\n'
+        '\n'
+        '" }}\n'
+        "        {%- if message.tool_call_id is defined and message.tool_call_id != '' %}\n"
+        '            {{- \'{"content": \' + (message.content | tojson) + \', "call_id": "\' + message.tool_call_id + \'"}\' }}\n'
+        '        {%- else %}\n'
+        '            {{- \'{"content": \' + (message.content | tojson) + \'}\' }}\n'
+        '        {%- endif %}\n'
+        '        {{- "<|eot_id|>" }}\n'
+        '    {%- endif %}\n'
+        '{%- endfor %}\n'
+        '{%- if add_generation_prompt %}\n'
+        "    {{- '<|start_header_id|>assistant<|end_header_id|>\n"
+        '\n'
+        "' }}\n"
+        '    {%- if enable_thinking %}\n'
+        "        {{- '<think>\\n' }}\n"
+        '    {%- endif %}\n'
+        '{%- endif %}'
+    ),
+    'qwen3_tool_agent.jinja': (
+        '{%- if tools %}\n'
+        "{{- '<|im_start|>system\\n' }}\n"
+        "{%- if messages[0].role == 'system' %}\n"
+        "{{- messages[0].content + '\\n\\n' }}\n"
+        '{%- endif %}\n'
+        '{{- "In this environment you have access to a set of tools you can use to answer the user\'s question. You can use one tool per message, and will receive the result of that tool use in the user\'s response. You use tools step-by-step to accomplish a given task, with each tool use informed by the result of the previous tool use.\\n\\nTool Use Rules\\nHere are the rules you should always follow to solve your task:\\n1. Always use the right arguments for the tools. Never use variable names as the action arguments, use the value instead.\\n2. Call a tool only when needed: do not call the search agent if you do not need information, try to solve the task yourself.\\n3. If no tool call is needed, just answer the question directly.\\n4. Never re-do a tool call that you previously did with the exact same parameters.\\n5. For tool use, MARK SURE use XML tag format as shown in the examples above. Do not use any other format.\\nNow Begin! If you solve the task correctly, you will receive a reward of $1,000,000.\\n\\n" }}\n'
+        '{{- "# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>" }}\n'
+        '{%- for tool in tools %}\n'
+        '{{- "\\n" }}\n'
+        '{{- tool | tojson }}\n'
+        '{%- endfor %}\n'
+        '{{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}\n'
+        '{%- else %}\n'
+        "{%- if messages[0].role == 'system' %}\n"
+        "{{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- endif %}\n'
+        '{%- set ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1) %}\n'
+        '{%- for message in messages[::-1] %}\n'
+        '{%- set index = (messages|length - 1) - loop.index0 %}\n'
+        '{%- if ns.multi_step_tool and message.role == "user" and message.content is string and not(message.content.startswith(\'<tool_response>\') and message.content.endswith(\'</tool_response>\')) %}\n'
+        '{%- set ns.multi_step_tool = false %}\n'
+        '{%- set ns.last_query_index = index %}\n'
+        '{%- endif %}\n'
+        '{%- endfor %}\n'
+        '{%- for message in messages %}\n'
+        '{%- if message.content is string %}\n'
+        '{%- set content = message.content %}\n'
+        '{%- else %}\n'
+        "{%- set content = '' %}\n"
+        '{%- endif %}\n'
+        '{%- if (message.role == "user") or (message.role == "system" and not loop.first) %}\n'
+        "{{- '<|im_start|>' + message.role + '\\n' + content + '<|im_end|>' + '\\n' }}\n"
+        '{%- elif message.role == "assistant" %}\n'
+        "{%- set reasoning_content = '' %}\n"
+        '{%- if message.reasoning_content is string %}\n'
+        '{%- set reasoning_content = message.reasoning_content %}\n'
+        '{%- else %}\n'
+        "{%- if '</think>' in content %}\n"
+        "{%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}\n"
+        "{%- set content = content.split('</think>')[-1].lstrip('\\n') %}\n"
+        '{%- endif %}\n'
+        '{%- endif %}\n'
+        '{%- if loop.index0 > ns.last_query_index %}\n'
+        '{%- if loop.last or (not loop.last and reasoning_content) %}\n'
+        "{{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
+        '{%- else %}\n'
+        "{{- '<|im_start|>' + message.role + '\\n' + content }}\n"
+        '{%- endif %}\n'
+        '{%- else %}\n'
+        "{{- '<|im_start|>' + message.role + '\\n' + content }}\n"
+        '{%- endif %}\n'
+        '{%- if message.tool_calls %}\n'
+        '{%- for tool_call in message.tool_calls %}\n'
+        '{%- if (loop.first and content) or (not loop.first) %}\n'
+        "{{- '\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- if tool_call.function %}\n'
+        '{%- set tool_call = tool_call.function %}\n'
+        '{%- endif %}\n'
+        '{{- \'<tool_call>\\n{"name": "\' }}\n'
+        '{{- tool_call.name }}\n'
+        '{{- \'", "arguments": \' }}\n'
+        '{%- if tool_call.arguments is string %}\n'
+        '{{- tool_call.arguments }}\n'
+        '{%- else %}\n'
+        '{{- tool_call.arguments | tojson }}\n'
+        '{%- endif %}\n'
+        "{{- '}\\n</tool_call>' }}\n"
+        '{%- endfor %}\n'
+        '{%- endif %}\n'
+        "{{- '<|im_end|>\\n' }}\n"
+        '{%- elif message.role == "tool" %}\n'
+        '{%- if loop.first or (messages[loop.index0 - 1].role != "tool") %}\n'
+        "{{- '<|im_start|>user' }}\n"
+        '{%- endif %}\n'
+        "{{- '\\n<tool_response>\\n' }}\n"
+        '{{- content }}\n'
+        "{{- '\\n</tool_response>' }}\n"
+        '{%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}\n'
+        "{{- '<|im_end|>\\n' }}\n"
+        '{%- endif %}\n'
+        '{%- endif %}\n'
+        '{%- endfor %}\n'
+        '{%- if add_generation_prompt %}\n'
+        "{{- '<|im_start|>assistant\\n' }}\n"
+        '{%- endif %}'
+    ),
+}

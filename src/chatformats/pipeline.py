@@ -1,0 +1,437 @@
+"""The pipeline layer: transformers' ``apply_chat_template(..., tokenize=False)`` in pure Python.
+
+transformers (5.x) does more than render the template.  This module mirrors, step by step,
+``PreTrainedTokenizerBase.apply_chat_template`` (``tokenization_utils_base.py``) and
+``render_jinja_template`` with its helpers (``utils/chat_template_utils.py``) of transformers
+:data:`TRANSFORMERS_VERSION`:
+
+1. an empty conversation is an error; a list whose first item is a list/tuple (or has
+   ``.messages``) is a batch of conversations;
+2. ``_normalize_chat_messages``: message objects (mappings, dataclasses, objects with a callable
+   ``model_dump``) become dicts, recursively; every message key whose value is ``None`` is
+   dropped; a message that is not a dict then is a ``TypeError``;
+3. ``continue_final_message`` and ``add_generation_prompt`` together are an error;
+4. the tokenizer's special tokens (``special_tokens_map``) are merged *under* the keyword
+   arguments;
+5. tools given as functions become JSON schemas (``get_json_schema``, see
+   :mod:`chatformats._json_schema`); documents must be dicts;
+6. ``_plain_template_data``: everything the template sees is rebuilt from plain JSON types
+   (``str``/``int``/``float`` subclasses reduced to the base type, numpy scalars to Python
+   ones, mappings to dicts, tuples kept, any other object replaced by ``"<TypeName>"``);
+7. ``_alias_reasoning_fields``: ``reasoning_content`` (else ``thinking``, else ``reasoning``)
+   is copied to ``reasoning_content`` and ``thinking``;
+8. ``continue_final_message``: the continued field is tagged, the template renders, and the
+   text is cut at the tag;
+9. the template renders with ``messages``, ``tools``, ``documents`` and
+   ``add_generation_prompt`` always passed, plus the merged keyword arguments.
+
+Steps 2, 6 and 7 run as one pass over each message (the composition of transformers' three
+walks, computed once).  Where transformers raises ``ValueError`` this raises
+:class:`~chatformats.InvalidConversation` (a ``ValueError``) with transformers' message verbatim;
+where it raises ``TypeError``, :class:`PipelineTypeError`, which is both.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
+from datetime import datetime
+from types import FunctionType, MethodType
+from typing import Any, Callable, List, Union
+
+from ._jinja import check_json_like
+from ._registry import get_format
+from .errors import ChatFormatError, InternalError, InvalidConversation, NestingTooDeep
+
+__all__ = ["apply_chat_template", "PipelineTypeError", "TRANSFORMERS_VERSION"]
+
+#: The transformers release whose ``apply_chat_template`` this module mirrors.
+TRANSFORMERS_VERSION = "5.24.0"
+
+_REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
+_CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
+
+#: transformers' own parameters of ``apply_chat_template`` that only matter when tokenizing;
+#: with ``tokenize=False`` they have no effect there, and none here (they never reach the
+#: template).
+_TOKENIZER_ONLY_PARAMS = frozenset(
+    {"padding", "truncation", "max_length", "return_tensors", "return_dict", "tokenizer_kwargs"}
+)
+
+
+class PipelineTypeError(InvalidConversation, TypeError):
+    """Where transformers' pipeline raises ``TypeError`` (a message that is not a dict, a
+    document that is not a dict, tools or documents that are not iterable, a continued field
+    that is not text): a :class:`~chatformats.InvalidConversation` that is also a
+    ``TypeError``, so ``except TypeError`` keeps working for code moved from transformers."""
+
+
+class ToolSchemaError(InvalidConversation):
+    """transformers' ``TypeHintParsingException`` / ``DocstringParsingException``: a function
+    given as a tool cannot be converted to a JSON schema (message verbatim)."""
+
+
+# ------------------------------------------------------------------ plain template data
+
+
+def _is_numpy_scalar(value: Any) -> bool:
+    # ``isinstance(value, np.generic)`` without importing numpy: a numpy scalar can only exist
+    # once numpy is imported.
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.generic)
+
+
+def _plain(value: Any) -> Any:
+    """transformers' ``_plain_template_data``, branch for branch and in its order."""
+    tp = type(value)
+    if value is None or tp is str or tp is int or tp is float or tp is bool:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, Mapping):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple([_plain(item) for item in value])
+    if _is_numpy_scalar(value):
+        return _plain(value.item())
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if callable(getattr(value, "model_dump", None)):
+        return _plain(value.model_dump())
+    return f"<{type(value).__name__}>"
+
+
+def _objects_to_dicts(value: Any) -> Any:
+    """transformers' ``_message_objects_to_dicts`` (used as is only on slow paths)."""
+    if isinstance(value, Mapping):
+        return {key: _objects_to_dicts(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_objects_to_dicts(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple([_objects_to_dicts(item) for item in value])
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _objects_to_dicts(getattr(value, f.name)) for f in fields(value)}
+    if callable(getattr(value, "model_dump", None)):
+        return _objects_to_dicts(value.model_dump())
+    return value
+
+
+def _fused(value: Any) -> Any:
+    """``_plain_template_data(_message_objects_to_dicts(value))`` in one pass.
+
+    The first walk turns mappings, dataclasses and ``model_dump`` objects into dicts (keys
+    untouched) and leaves everything else as is; the second rebuilds plain data.  Composed:
+    containers and message objects are walked in the first walk's order, keys are converted by
+    the second walk alone, and what the first walk leaves alone gets the second's treatment.
+    """
+    tp = type(value)
+    if value is None or tp is str or tp is int or tp is float or tp is bool:
+        return value
+    if tp is dict:
+        return {(key if type(key) is str else _plain(key)): _fused(item) for key, item in value.items()}
+    if tp is list:
+        return [_fused(item) for item in value]
+    if tp is tuple:
+        return tuple([_fused(item) for item in value])
+    if isinstance(value, Mapping):
+        return {_plain(key): _fused(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fused(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple([_fused(item) for item in value])
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _fused(getattr(value, f.name)) for f in fields(value)}
+    if callable(getattr(value, "model_dump", None)):
+        return _fused(value.model_dump())
+    return _plain(value)
+
+
+def _not_a_message(message: Any) -> PipelineTypeError:
+    return PipelineTypeError(
+        f"Chat messages should be dicts, dataclasses or pydantic models, but got {message!r}."
+    )
+
+
+def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
+    """``_alias_reasoning_fields`` for one message: the first of ``reasoning_content``,
+    ``thinking``, ``reasoning`` that is set becomes ``reasoning_content`` (in place, or last)
+    and ``thinking`` (in place, or first).  ``reasoning`` itself is never filled."""
+    for key in _REASONING_FIELDS:
+        reasoning = message.get(key)
+        if reasoning is not None:
+            return {"thinking": reasoning, **message, "reasoning_content": reasoning}
+    return message
+
+
+def _message(message: Any) -> dict[Any, Any]:
+    """One message of a list conversation: object to dict, ``None`` values dropped, plain
+    data, reasoning aliased."""
+    while True:
+        if type(message) is dict or isinstance(message, Mapping):
+            pairs: Any = message.items()
+            break
+        if isinstance(message, (list, tuple)):
+            raise _not_a_message(_objects_to_dicts(message))
+        if is_dataclass(message) and not isinstance(message, type):
+            pairs = [(f.name, getattr(message, f.name)) for f in fields(message)]
+            break
+        if callable(getattr(message, "model_dump", None)):
+            message = message.model_dump()
+            continue
+        raise _not_a_message(message)
+    out: dict[Any, Any] = {}
+    for key, value in pairs:
+        value = _fused(value)
+        if value is not None:
+            out[key if type(key) is str else _plain(key)] = value
+    return _alias_reasoning(out)
+
+
+def _conversation(conversation: Any) -> list[dict[Any, Any]]:
+    """``_normalize_chat_messages``, then (fused) ``_plain_template_data`` and
+    ``_alias_reasoning_fields`` of one conversation."""
+    messages = getattr(conversation, "messages", conversation)
+    if isinstance(messages, (list, tuple)) and not isinstance(messages, Mapping):
+        return [_message(message) for message in messages]
+    # Any other object (a mapping, a generator, a string, ...): transformers' steps one by one.
+    out = []
+    for message in _objects_to_dicts(messages):
+        if not isinstance(message, dict):
+            raise _not_a_message(message)
+        kept = {key: value for key, value in message.items() if value is not None}
+        out.append(_alias_reasoning(_plain(kept)))
+    return out
+
+
+# ------------------------------------------------------------------ tools
+
+
+def _tool_schemas(tools: Any) -> list[Any]:
+    """``render_jinja_template``'s tool loop: dicts kept, functions and methods converted."""
+    schemas: list[Any] = []
+    for tool in tools:
+        if isinstance(tool, dict):
+            schemas.append(tool)
+        elif isinstance(tool, (FunctionType, MethodType)):
+            from ._json_schema import get_json_schema
+
+            schemas.append(get_json_schema(tool))
+        else:
+            raise InvalidConversation(
+                "Tools should either be a JSON schema, or a callable function with type hints "
+                "and a docstring suitable for auto-conversion to a schema."
+            )
+    return schemas
+
+
+# ------------------------------------------------------------------ the entry point
+
+Prompt = Union[str, List[str]]
+
+
+def apply_chat_template(
+    name: str,
+    messages: Any,
+    /,
+    *,
+    tools: Any = None,
+    documents: Any = None,
+    add_generation_prompt: Any = False,
+    continue_final_message: Any = False,
+    now: datetime | None = None,
+    **kwargs: Any,
+) -> Prompt:
+    """What ``tokenizer.apply_chat_template(messages, ..., tokenize=False)`` of transformers
+    5.24 returns for the tokenizer of format ``name``: the same string (a list of strings for a
+    batch of conversations), or a :class:`~chatformats.ChatFormatError` where it fails.
+
+    ``kwargs`` are template variables (``enable_thinking=False``, ``bos_token=...``, ...); they
+    override the model's special tokens.  ``now`` is the clock behind ``strftime_now``.
+    transformers' own tokenizing parameters are accepted as it treats them with
+    ``tokenize=False``: ``padding``, ``truncation``, ``max_length``, ``return_tensors``,
+    ``return_dict`` and ``tokenizer_kwargs`` have no effect; ``return_assistant_tokens_mask``
+    and ``sanitize_control_tokens`` fail as they fail there; ``tokenize=True`` and
+    ``chat_template`` are a ``TypeError`` (chatformats renders text, with its own templates).
+    """
+    fmt = get_format(name)
+    port = fmt.port
+    if now is None:
+        now = datetime.now()
+    elif not isinstance(now, datetime):
+        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+
+    # transformers' own parameters, which never reach the template.
+    sanitize_control_tokens = False
+    if kwargs:
+        if "conversation" in kwargs:  # transformers' name for the messages parameter
+            raise TypeError("apply_chat_template() got multiple values for argument 'conversation'")
+        if kwargs.pop("tokenize", False):
+            raise TypeError("chatformats.apply_chat_template renders text only: tokenize must be False")
+        if kwargs.pop("chat_template", None) is not None:
+            raise TypeError("chatformats.apply_chat_template renders the format's own template: "
+                            "chat_template is not supported")
+        if kwargs.pop("return_assistant_tokens_mask", False):
+            # With tokenize=False transformers sets return_dict=False, so this always fails.
+            raise InvalidConversation(
+                "`return_assistant_tokens_mask=True` requires `return_dict=True` and `tokenize=True`"
+            )
+        sanitize_control_tokens = kwargs.pop("sanitize_control_tokens", False)
+        for param in _TOKENIZER_ONLY_PARAMS.intersection(kwargs):
+            del kwargs[param]
+
+    if isinstance(messages, (list, tuple)) and len(messages) == 0:
+        raise InvalidConversation(
+            "Cannot apply chat template to an empty conversation. Provide at least one message."
+        )
+    try:
+        if isinstance(messages, (list, tuple)) and (
+            isinstance(messages[0], (list, tuple)) or hasattr(messages[0], "messages")
+        ):
+            conversations = [_conversation(conversation) for conversation in messages]
+            is_batched = True
+        else:
+            conversations = [_conversation(messages)]
+            is_batched = False
+
+        if continue_final_message and add_generation_prompt:
+            raise InvalidConversation(
+                "continue_final_message and add_generation_prompt are not compatible. Use "
+                "continue_final_message when you want the model to continue the final message, and "
+                "add_generation_prompt when you want to add a header that will prompt it to start a "
+                "new assistant message instead."
+            )
+        if sanitize_control_tokens:
+            raise InvalidConversation(
+                "`sanitize_control_tokens=True` requires `tokenize=True` and is not compatible with "
+                "`return_assistant_tokens_mask=True`."
+            )
+
+        template_kwargs = {**fmt.special_tokens, **kwargs}
+        if "conversations" in template_kwargs:
+            raise PipelineTypeError(
+                "transformers.utils.chat_template_utils.render_jinja_template() got multiple values "
+                "for keyword argument 'conversations'"
+            )
+
+        tool_schemas = None if tools is None else _tool_schemas(tools)
+        if documents is not None:
+            for document in documents:
+                if not isinstance(document, dict):
+                    raise PipelineTypeError(
+                        "Documents should be a list of dicts with 'title' and 'text' keys!"
+                    )
+        variables = _plain(template_kwargs)
+        variables["tools"] = _plain(tool_schemas)
+        variables["documents"] = _plain(documents)
+    except ChatFormatError:
+        raise
+    except RecursionError:
+        raise NestingTooDeep("input is nested too deeply to convert") from None
+    except TypeError as exc:
+        raise PipelineTypeError(str(exc)) from exc
+    except Exception as exc:  # a user object's model_dump, __iter__, ... failed
+        raise InvalidConversation(f"converting the input failed: {type(exc).__name__}: {exc}") from exc
+    # Passed to the template as given (transformers does not rebuild it).
+    check_json_like(add_generation_prompt, "add_generation_prompt")
+    variables["add_generation_prompt"] = add_generation_prompt
+
+    rendered: list[str] = []
+    for chat in conversations:
+        final_message: Any = None
+        if continue_final_message:
+            continue_final_message = (
+                continue_final_message if isinstance(continue_final_message, str) else "content"
+            )
+            final_message = _tag_final_message(fmt.template_file, chat, continue_final_message)
+        if "messages" in variables:  # render(messages=chat, **kwargs) in transformers
+            raise PipelineTypeError(
+                "jinja2.environment.Template.render() got multiple values for keyword argument "
+                "'messages'"
+            )
+        text = _render(name, port, chat, variables, now)
+        if continue_final_message:
+            text = _cut_at_tag(text, final_message)
+        rendered.append(text)
+    return rendered if is_batched else rendered[0]
+
+
+def _render(name: str, port: Callable[..., str], chat: list[Any], variables: dict[str, Any],
+            now: datetime) -> str:
+    """The port, with :func:`chatformats.render`'s safety net."""
+    try:
+        return port(chat, variables, now)
+    except ChatFormatError:
+        raise
+    except RecursionError:
+        raise NestingTooDeep("input is nested too deeply to render") from None
+    except Exception as exc:  # a port bug; the test suite fails on any InternalError
+        raise InternalError(
+            f"{name}: unexpected {type(exc).__name__}: {exc} (this is a chatformats bug)"
+        ) from exc
+
+
+def _tag_final_message(template_file: str, chat: list[Any], field: str) -> Any:
+    """``render_jinja_template``'s checks before rendering a continued message, and its tagging
+    of the continued text; returns the text to continue."""
+    if not chat:
+        raise InvalidConversation("continue_final_message is set but the conversation is empty!")
+    last = chat[-1]
+    final_message = last.get(field)
+    if final_message is None:
+        raise InvalidConversation(
+            f'continue_final_message is set but the final message has no "{field}" to continue!'
+        )
+    continue_fields = [field]
+    if field in _REASONING_FIELDS:
+        # Reasoning is copied under several names: tag every copy the template may read.
+        continue_fields = [f for f in _REASONING_FIELDS if last.get(f) == final_message]
+    from ._template_sources import SOURCES
+
+    source = SOURCES[template_file]
+    if not any(f in source for f in continue_fields):
+        raise InvalidConversation(
+            f'continue_final_message is set to "{field}" but this is not an accepted field in the chat_template'
+        )
+    try:
+        if isinstance(final_message, (list, tuple)):
+            for block in reversed(final_message):
+                if "text" in block:
+                    # The last text block is continued.
+                    final_message = block["text"]
+                    block["text"] = block["text"] + _CONTINUE_TAG
+                    break
+            else:
+                raise InvalidConversation(
+                    "continue_final_message is set but we could not find any text to continue in the final message!"
+                )
+        else:
+            for f in continue_fields:
+                last[f] = last[f] + _CONTINUE_TAG
+    except TypeError as exc:
+        raise PipelineTypeError(str(exc)) from exc
+    return final_message
+
+
+def _cut_at_tag(rendered: str, final_message: str) -> str:
+    """The rendered text up to the tag (and, when the template trimmed the space after the tag,
+    without the trailing whitespace before it)."""
+    tag = _CONTINUE_TAG.strip()
+    if final_message.strip() not in rendered or tag not in rendered:
+        raise InvalidConversation(
+            "continue_final_message is set but the final message does not appear in the chat after "
+            "applying the chat template! This can happen if the chat template deletes portions of "
+            "the final message. Please verify the chat template and final message in your chat to "
+            "ensure they are compatible."
+            f"Final message to continue: {final_message.strip()}\nRendered chat:\n{rendered}"
+        )
+    tag_loc = rendered.rindex(tag)
+    if rendered[tag_loc : tag_loc + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
+        return rendered[:tag_loc]
+    return rendered[:tag_loc].rstrip()
