@@ -1,0 +1,734 @@
+"""The ``chatformats`` command: every command, every input shape, every failure.
+
+Most tests call ``cli.main([...])`` in-process; a few run the installed console script and
+``python -m chatformats`` for real.  Expected prompts come from the library itself
+(``chatformats.render`` / ``apply_chat_template``, whose parity with the reference is proved by
+the format modules) and from the oracle, never from hard-coded text.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import chatformats
+from chatformats import cli
+
+from . import oracle
+from . import strategies as s
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+WEATHER = EXAMPLES / "weather_agent.json"
+NOW = oracle.FIXED_NOW
+NOW_ARG = NOW.isoformat()
+
+PORTED = [name for name in chatformats.formats() if chatformats.get_format(name).status == "ported"]
+
+MESSAGES = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "What's the weather in Seoul?"},
+    {"role": "assistant", "content": "", "reasoning_content": "Call the tool.",
+     "tool_calls": [{"id": "c1", "type": "function",
+                     "function": {"name": "get_weather", "arguments": {"city": "Seoul"}}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "{\"temp_c\": 21}"},
+    {"role": "assistant", "content": "21 °C.", "tool_calls": None},
+    {"role": "user", "content": "Thanks!"},
+]
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "Weather",
+                                            "parameters": {"type": "object", "properties": {}}}}]
+
+
+def run(capsysbinary: Any, *argv: str) -> tuple[int, bytes, str]:
+    """``cli.main(argv)`` in-process: (exit status, stdout bytes, stderr text)."""
+    status = cli.main(list(argv))
+    out, err = capsysbinary.readouterr()
+    return status, out, err.decode("utf-8")
+
+
+def write_json(tmp_path: Path, data: Any, name: str = "input.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def assert_matches(result: tuple[int, bytes, str], expected: oracle.Outcome) -> None:
+    """The command's result is the oracle's outcome: its text on stdout, or status 1 with one
+    line on stderr (with the template's own message verbatim)."""
+    status, out, err = result
+    if expected.ok:
+        assert (status, err) == (0, "")
+        assert out.decode("utf-8") == expected.text
+    else:
+        assert (status, out) == (1, b"") and err.count("\n") == 1
+        if expected.kind == "raise_exception":
+            assert err.endswith(f": TemplateError: {expected.message}\n")
+
+
+def expected_pipeline(name: str, messages: Any, **kwargs: Any) -> str:
+    result = chatformats.apply_chat_template(name, messages, now=NOW, **kwargs)
+    assert isinstance(result, str)
+    return result
+
+
+# ------------------------------------------------------------------ formats and show
+
+
+def test_formats_lists_every_format(capsysbinary):
+    status, out, _ = run(capsysbinary, "formats")
+    assert status == 0
+    lines = out.decode().splitlines()
+    assert [line.split()[0] for line in lines] == chatformats.formats()
+    for line in lines:
+        assert line.split()[1] == chatformats.get_format(line.split()[0]).status
+
+
+def test_formats_json(capsysbinary):
+    status, out, _ = run(capsysbinary, "formats", "--json")
+    assert status == 0
+    assert [row["name"] for row in json.loads(out)] == chatformats.formats()
+
+
+@pytest.mark.parametrize("name", chatformats.formats())
+def test_show(capsysbinary, name):
+    fmt = chatformats.get_format(name)
+    status, out, _ = run(capsysbinary, "show", name)
+    assert status == 0
+    text = out.decode()
+    assert fmt.template_sha256 in text
+    assert str(fmt.template_path) in text
+    for token in fmt.special_tokens.values():
+        assert json.dumps(token, ensure_ascii=False) in text
+    for model in fmt.model_ids:
+        assert model in text
+    status, out, _ = run(capsysbinary, "show", name, "--json")
+    info = json.loads(out)
+    assert info["sha256"] == fmt.template_sha256
+    assert info["special_tokens"] == dict(fmt.special_tokens)
+    assert info["variables"] == list(cli.TEMPLATE_VARIABLES[name])
+    assert Path(info["template"]).is_file()
+
+
+@pytest.mark.parametrize("name", chatformats.formats())
+def test_show_variables_match_the_template(name):
+    """The table `show` prints is what jinja2 finds the template reading from its caller; the
+    names left out are only ever the template's own locals (assigned somewhere in it)."""
+    import jinja2.nodes
+
+    from chatformats import _reference
+
+    found = set(_reference.template_variables(name))
+    listed = set(cli.TEMPLATE_VARIABLES[name])
+    assert listed <= found
+    ast = _reference._reference().env.parse(chatformats.get_format(name).template_source())
+    assigned = {n.name for node in ast.find_all((jinja2.nodes.Assign, jinja2.nodes.For,
+                                                 jinja2.nodes.AssignBlock))
+                for n in node.target.find_all(jinja2.nodes.Name)}
+    assigned |= {node.target.name for node in ast.find_all(jinja2.nodes.Assign)
+                 if isinstance(node.target, jinja2.nodes.Name)}
+    assert found - listed - {"messages"} <= assigned
+
+
+def test_show_by_model_id(capsysbinary):
+    status, out, _ = run(capsysbinary, "show", "meta-llama/Llama-3.2-11B-Vision-Instruct")
+    assert status == 0 and b"llama-3.2-vision" in out
+
+
+@pytest.mark.parametrize("argv", [["show", "nope"], ["render", "nope", str(WEATHER)],
+                                  ["verify", "nope", str(WEATHER)]])
+def test_unknown_format_is_a_usage_error(capsysbinary, argv):
+    status, out, err = run(capsysbinary, *argv)
+    assert status == cli.EXIT_USAGE and out == b""
+    assert err.count("\n") == 1 and "unknown format 'nope'" in err and "qwen3-tool-agent" in err
+
+
+# ------------------------------------------------------------------ render: input shapes
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_render_list_of_messages_both_layers(capsysbinary, tmp_path, name):
+    path = write_json(tmp_path, MESSAGES)
+    status, out, err = run(capsysbinary, "render", name, path, "--now", NOW_ARG)
+    assert (status, err) == (0, "")
+    assert out.decode("utf-8") == expected_pipeline(name, MESSAGES)
+    result = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--layer", "template")
+    assert_matches(result, oracle.render(name, MESSAGES, now=NOW))
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_render_object_with_variables(capsysbinary, tmp_path, name):
+    data = {"messages": MESSAGES, "tools": TOOLS, "add_generation_prompt": True,
+            "enable_thinking": False}
+    path = write_json(tmp_path, data)
+    result = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--layer", "template")
+    variables = {"tools": TOOLS, "add_generation_prompt": True, "enable_thinking": False}
+    assert_matches(result, oracle.render(name, MESSAGES, now=NOW, **variables))
+    status, out, _ = run(capsysbinary, "render", name, path, "--now", NOW_ARG)
+    assert status == 0
+    assert out.decode() == expected_pipeline(name, MESSAGES, tools=TOOLS, add_generation_prompt=True,
+                                             enable_thinking=False)
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_render_openai_request_body(capsysbinary, tmp_path, name):
+    """messages, tools, and chat_template_kwargs merged as vLLM merges them; every other
+    request field ignored."""
+    body = {"model": "m", "temperature": 0.3, "max_tokens": 20, "stream": True, "n": 2,
+            "messages": MESSAGES, "tools": TOOLS,
+            "chat_template_kwargs": {"enable_thinking": False, "add_generation_prompt": True}}
+    status, out, err = run(capsysbinary, "render", name, write_json(tmp_path, body), "--now", NOW_ARG)
+    assert (status, err) == (0, "")
+    assert out.decode() == expected_pipeline(name, MESSAGES, tools=TOOLS, enable_thinking=False,
+                                             add_generation_prompt=True)
+    plain = {"messages": MESSAGES, "tools": TOOLS, "enable_thinking": False,
+             "add_generation_prompt": True}
+    status, same, _ = run(capsysbinary, "render", name, write_json(tmp_path, plain, "plain.json"),
+                          "--now", NOW_ARG)
+    assert same == out
+
+
+def test_request_body_top_level_template_fields(capsysbinary, tmp_path):
+    """vLLM forwards add_generation_prompt (and continue_final_message, documents) from the
+    request itself; chat_template_kwargs win over them."""
+    name = "qwen3-tool-agent"
+    body = {"model": "m", "messages": MESSAGES, "add_generation_prompt": True}
+    status, out, _ = run(capsysbinary, "render", name, write_json(tmp_path, body), "--now", NOW_ARG)
+    assert out.decode() == expected_pipeline(name, MESSAGES, add_generation_prompt=True)
+    body["chat_template_kwargs"] = {"add_generation_prompt": False}
+    status, out, _ = run(capsysbinary, "render", name, write_json(tmp_path, body), "--now", NOW_ARG)
+    assert out.decode() == expected_pipeline(name, MESSAGES)
+
+
+def test_request_body_chat_template_kwargs_must_be_an_object(capsysbinary, tmp_path):
+    path = write_json(tmp_path, {"model": "m", "messages": MESSAGES, "chat_template_kwargs": [1]})
+    status, out, err = run(capsysbinary, "render", "cogito", path)
+    assert status == 1 and out == b""
+    assert err == f"chatformats: {path}: chat_template_kwargs: expected an object, got an array\n"
+
+
+def test_example_files_render(capsysbinary):
+    for path in ("weather_agent.json", "openai_request.json", "messages.json"):
+        for name in PORTED:
+            status, out, err = run(capsysbinary, "render", name, str(EXAMPLES / path))
+            assert (status, err) == (0, ""), (path, name, err)
+            assert out
+
+
+def test_weather_example_matches_the_library(capsysbinary):
+    data = json.loads(WEATHER.read_text(encoding="utf-8"))
+    messages = data.pop("messages")
+    status, out, _ = run(capsysbinary, "render", "qwen3-tool-agent", str(WEATHER))
+    assert out.decode() == expected_pipeline("qwen3-tool-agent", messages, **data)
+
+
+def test_stdin(capsysbinary, monkeypatch):
+    raw = json.dumps({"messages": MESSAGES}).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+    status, out, _ = run(capsysbinary, "render", "qwen3-tool-agent", "-", "--now", NOW_ARG)
+    assert status == 0 and out.decode() == expected_pipeline("qwen3-tool-agent", MESSAGES)
+
+
+def test_output_is_exact_bytes_no_newline_added(capsysbinary, tmp_path):
+    messages = [{"role": "user", "content": "héllo ✓ \r\n 日本"}]
+    status, out, _ = run(capsysbinary, "render", "cogito", write_json(tmp_path, messages),
+                         "--layer", "template")
+    assert out == chatformats.render("cogito", messages).encode("utf-8")
+    assert out.endswith(b"<|eot_id|>")  # the template's last bytes: no newline added
+
+
+def test_byte_order_mark_is_accepted(capsysbinary, tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(MESSAGES).encode())
+    status, out, _ = run(capsysbinary, "render", "cogito", str(path), "--now", NOW_ARG)
+    assert status == 0 and out.decode() == expected_pipeline("cogito", MESSAGES)
+
+
+# ------------------------------------------------------------------ render: options
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_generation_prompt_both_layers(capsysbinary, tmp_path, name):
+    path = write_json(tmp_path, MESSAGES)
+    status, out, _ = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--generation-prompt")
+    assert out.decode() == expected_pipeline(name, MESSAGES, add_generation_prompt=True)
+    result = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--generation-prompt",
+                 "--layer", "template")
+    assert_matches(result, oracle.render(name, MESSAGES, now=NOW, add_generation_prompt=True))
+    # Without the flag the pipeline passes add_generation_prompt=False, the template layer nothing.
+    result = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--layer", "template")
+    assert_matches(result, oracle.render(name, MESSAGES, now=NOW))
+
+
+def test_generation_prompt_overrides_the_file(capsysbinary, tmp_path):
+    path = write_json(tmp_path, {"messages": MESSAGES, "add_generation_prompt": False})
+    status, out, _ = run(capsysbinary, "render", "cogito", path, "--now", NOW_ARG, "--generation-prompt")
+    assert out.decode() == expected_pipeline("cogito", MESSAGES, add_generation_prompt=True)
+
+
+def test_var_sets_and_overrides_template_variables(capsysbinary, tmp_path):
+    name = "cogito"
+    path = write_json(tmp_path, {"messages": MESSAGES, "enable_thinking": False})
+    messages = MESSAGES[:2]
+    path = write_json(tmp_path, {"messages": messages, "enable_thinking": False})
+    result = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--layer", "template",
+                 "--var", "enable_thinking=true", "--var", 'bos_token="<s>"', "--var", "tools=[]")
+    expected = oracle.render(name, messages, now=NOW, enable_thinking=True, bos_token="<s>", tools=[])
+    assert expected.ok
+    assert_matches(result, expected)
+
+
+@pytest.mark.parametrize("var", ["enable_thinking", "x=yes", "=1", "now=1", "messages=[]"])
+def test_bad_var_is_a_usage_error(capsysbinary, var):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["render", "cogito", str(WEATHER), "--var", var])
+    assert exc.value.code == cli.EXIT_USAGE
+    assert "--var" in capsysbinary.readouterr().err.decode()
+
+
+def test_now_feeds_strftime_now(capsysbinary, tmp_path):
+    """llama-3.2-vision's date_string defaults to strftime_now("%d %b %Y")."""
+    path = write_json(tmp_path, [{"role": "user", "content": "What day is it?"}])
+    for arg, when in [("2024-07-26", datetime(2024, 7, 26)),
+                      ("2025-01-02T23:59:00Z", datetime(2025, 1, 2, 23, 59))]:
+        status, out, _ = run(capsysbinary, "render", "llama-3.2-vision", path, "--now", arg)
+        assert status == 0
+        assert out.decode() == chatformats.apply_chat_template(
+            "llama-3.2-vision", [{"role": "user", "content": "What day is it?"}], now=when)
+        assert when.strftime("%d %b %Y") in out.decode()
+
+
+def test_bad_now_is_a_usage_error(capsysbinary):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["render", "cogito", str(WEATHER), "--now", "yesterday"])
+    assert exc.value.code == cli.EXIT_USAGE
+
+
+@pytest.mark.parametrize("argv", [
+    ["render", "cogito"],                                            # neither FILE nor --jsonl
+    ["render", "cogito", str(WEATHER), "--jsonl", str(WEATHER)],     # both
+    ["render", "cogito", str(WEATHER), "--layer", "jinja"],
+    ["render", "cogito", "--jsonl", str(WEATHER), "--workers", "0"],
+    ["frobnicate"],
+    [],
+])
+def test_usage_errors(capsysbinary, argv):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == cli.EXIT_USAGE
+
+
+def test_output_and_workers_need_jsonl(capsysbinary, tmp_path):
+    status, out, err = run(capsysbinary, "render", "cogito", str(WEATHER), "-o", str(tmp_path / "x"))
+    assert status == cli.EXIT_USAGE and "--jsonl" in err
+
+
+# ------------------------------------------------------------------ render: failures
+
+
+def test_missing_file(capsysbinary, tmp_path):
+    path = str(tmp_path / "missing.json")
+    status, out, err = run(capsysbinary, "render", "cogito", path)
+    assert (status, out) == (1, b"")
+    assert err == f"chatformats: {path}: No such file or directory\n"
+
+
+def test_directory(capsysbinary, tmp_path):
+    status, out, err = run(capsysbinary, "render", "cogito", str(tmp_path))
+    assert status == 1 and err.startswith(f"chatformats: {tmp_path}: ") and err.count("\n") == 1
+
+
+def test_broken_json_names_file_line_and_column(capsysbinary, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('[\n  {"role": "user", "content": "hi"},\n  {"role": \n]', encoding="utf-8")
+    status, out, err = run(capsysbinary, "render", "cogito", str(path))
+    assert (status, out) == (1, b"")
+    assert err == f"chatformats: {path}:4:1: invalid JSON: Expecting value\n"
+
+
+def test_not_utf8(capsysbinary, tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'[{"role": "user", "content": "caf\xe9"}]')
+    status, out, err = run(capsysbinary, "render", "cogito", str(path))
+    assert status == 1 and err == f"chatformats: {path}: not UTF-8 (byte 34)\n"
+
+
+@pytest.mark.parametrize("data, message", [
+    (3, "expected a list of messages or an object with \"messages\", got a number"),
+    ("hi", "expected a list of messages or an object with \"messages\", got a string"),
+    ({"prompt": "x"}, "expected a list of messages or an object with \"messages\" (an OpenAI "
+                      "chat-completions request body); found keys: \"prompt\""),
+    ({"messages": [], "now": 1}, "now: cannot be a template variable (chatformats' own parameter)"),
+])
+def test_wrong_shape(capsysbinary, tmp_path, data, message):
+    path = write_json(tmp_path, data)
+    status, out, err = run(capsysbinary, "render", "cogito", path)
+    assert (status, out, err) == (1, b"", f"chatformats: {path}: {message}\n")
+
+
+def test_template_error_is_one_line(capsysbinary, tmp_path):
+    """Llama 3.2 Vision raises on an image together with a system message (the template's own
+    raise_exception, message verbatim)."""
+    messages = [{"role": "system", "content": "s"},
+                {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "what?"}]}]
+    expected = oracle.render("llama-3.2-vision", messages, now=NOW, bos_token="<|begin_of_text|>",
+                             eos_token="<|eot_id|>", tools=None, documents=None,
+                             add_generation_prompt=False)
+    assert expected.kind == "raise_exception"
+    path = write_json(tmp_path, messages)
+    status, out, err = run(capsysbinary, "render", "llama-3.2-vision", path)
+    assert (status, out) == (1, b"")
+    assert err == f"chatformats: {path}: TemplateError: {expected.message}\n"
+
+
+def test_message_path_in_render_errors(capsysbinary, tmp_path):
+    """A value that is not JSON-like cannot come from JSON; a structural failure names the
+    message path (here the template fails on arguments that are not a mapping)."""
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "",
+                 "tool_calls": [{"function": {"name": "f", "arguments": "not a mapping"}}]}]
+    path = write_json(tmp_path, messages)
+    status, _, err = run(capsysbinary, "render", "minicpm-v-4.6-thinking", path, "--layer", "template")
+    expected = oracle.render("minicpm-v-4.6-thinking", messages, now=NOW)
+    if expected.ok:  # pragma: no cover - the template accepts it: the command must too
+        assert status == 0
+    else:
+        assert status == 1 and err.count("\n") == 1 and err.startswith(f"chatformats: {path}: ")
+        assert "messages[1]" in err
+
+
+def test_empty_conversation_fails_at_the_pipeline_layer_only(capsysbinary, tmp_path):
+    path = write_json(tmp_path, [])
+    status, out, err = run(capsysbinary, "render", "cogito", path)
+    assert status == 1 and "empty conversation" in err
+    result = run(capsysbinary, "render", "qwen3-tool-agent", path, "--layer", "template")
+    assert_matches(result, oracle.render("qwen3-tool-agent", []))
+
+
+def test_batch_in_a_file_is_refused(capsysbinary, tmp_path):
+    path = write_json(tmp_path, [MESSAGES, MESSAGES])
+    status, out, err = run(capsysbinary, "render", "cogito", path)
+    assert status == 1 and "--jsonl" in err
+
+
+# ------------------------------------------------------------------ render --jsonl
+
+
+def jsonl_lines(tmp_path: Path) -> tuple[str, list[Any]]:
+    """A dataset mixing every input shape with bad lines; returns (path, the lines as written)."""
+    lines: list[Any] = [
+        MESSAGES,
+        {"messages": MESSAGES[:2], "add_generation_prompt": True},
+        '{"messages": [{"role": "user", "content": "unterminated}',
+        {"model": "m", "messages": MESSAGES[:2], "chat_template_kwargs": {"enable_thinking": False}},
+        "",
+        {"no": "messages"},
+        [],
+        "[1, 2",
+        [{"role": "user", "content": "last ✓"}],
+    ]
+    path = tmp_path / "in.jsonl"
+    with open(path, "w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n")
+    return str(path), lines
+
+
+def expected_record(name: str, line: Any, lineno: int) -> dict[str, Any]:
+    if isinstance(line, str):
+        return {"error": "", "line": lineno}
+    try:
+        conv = cli.parse_conversation(line)
+        return {"prompt": cli.render_conversation(conv, cli.Options(name, now=NOW))}
+    except (chatformats.ChatFormatError, cli.InputError):
+        return {"error": "", "line": lineno}
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_jsonl_dataset_with_bad_lines(capsysbinary, tmp_path, name):
+    path, lines = jsonl_lines(tmp_path)
+    status, out, err = run(capsysbinary, "render", name, "--jsonl", path, "--now", NOW_ARG)
+    records = [json.loads(line) for line in out.decode("utf-8").splitlines()]
+    assert len(records) == len(lines)
+    for lineno, (record, line) in enumerate(zip(records, lines), 1):
+        expected = expected_record(name, line, lineno)
+        if "prompt" in expected:
+            assert record == expected
+        else:
+            assert set(record) == {"error", "line"} and record["line"] == lineno and record["error"]
+    failed = [r["line"] for r in records if "error" in r]
+    assert {3, 5, 6, 7, 8} <= set(failed)
+    assert status == cli.EXIT_FAILED
+    assert f"{len(lines) - len(failed)} of {len(lines)} lines rendered, {len(failed)} failed" in err
+    assert f"{path}:3: invalid JSON at column" in err
+    assert f"{path}:5: blank line" in err
+    assert f"{path}:7: InvalidConversation: Cannot apply chat template to an empty conversation" in err
+
+
+def test_jsonl_error_messages(capsysbinary, tmp_path):
+    path, _ = jsonl_lines(tmp_path)
+    status, out, _ = run(capsysbinary, "render", "cogito", "--jsonl", path)
+    records = [json.loads(line) for line in out.decode().splitlines()]
+    assert records[2] == {"error": "invalid JSON at column 43: Unterminated string starting at", "line": 3}
+    assert records[4] == {"error": "blank line: expected one conversation as JSON", "line": 5}
+    assert records[7] == {"error": "invalid JSON at column 6: Expecting ',' delimiter", "line": 8}
+
+
+def test_jsonl_all_good_exits_zero_to_a_file(capsysbinary, tmp_path):
+    src = EXAMPLES / "conversations.jsonl"
+    out_path = tmp_path / "out.jsonl"
+    status, out, err = run(capsysbinary, "render", "cogito", "--jsonl", str(src), "-o", str(out_path),
+                           "--now", NOW_ARG)
+    assert (status, out, err) == (0, b"", "")
+    records = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
+    inputs = [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()]
+    assert records == [{"prompt": cli.render_conversation(cli.parse_conversation(d),
+                                                          cli.Options("cogito", now=NOW))}
+                       for d in inputs]
+
+
+@pytest.mark.parametrize("name", PORTED[:2])
+def test_jsonl_workers_give_the_same_output(capsysbinary, tmp_path, name):
+    path, lines = jsonl_lines(tmp_path)
+    # Enough lines for several batches and chunks, in a known order.
+    big = tmp_path / "big.jsonl"
+    text = Path(path).read_text(encoding="utf-8")
+    big.write_text(text * 300, encoding="utf-8")
+    status1, out1, _ = run(capsysbinary, "render", name, "--jsonl", str(big), "--now", NOW_ARG)
+    status2, out2, err2 = run(capsysbinary, "render", name, "--jsonl", str(big), "--now", NOW_ARG,
+                              "--workers", "2")
+    assert status1 == status2 == 1
+    assert out1 == out2
+    assert len(out2.splitlines()) == len(lines) * 300
+    assert f"{big}:2703: " in err2 or "more" in err2
+
+
+def test_jsonl_stdin_to_stdout(capsysbinary, monkeypatch):
+    raw = (json.dumps(MESSAGES) + "\n" + "{oops\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+    status, out, err = run(capsysbinary, "render", "qwen3-tool-agent", "--jsonl", "-", "--now", NOW_ARG)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert records[0] == {"prompt": expected_pipeline("qwen3-tool-agent", MESSAGES)}
+    assert records[1]["line"] == 2 and status == 1 and "<stdin>:2: invalid JSON" in err
+
+
+def test_jsonl_missing_input_and_same_output(capsysbinary, tmp_path):
+    status, out, err = run(capsysbinary, "render", "cogito", "--jsonl", str(tmp_path / "none.jsonl"))
+    assert status == 1 and err == f"chatformats: {tmp_path / 'none.jsonl'}: No such file or directory\n"
+    path, _ = jsonl_lines(tmp_path)
+    status, out, err = run(capsysbinary, "render", "cogito", "--jsonl", path, "-o", path)
+    assert status == cli.EXIT_USAGE and "the output file is the input file" in err
+
+
+def test_jsonl_lone_surrogate_is_kept_escaped(capsysbinary, tmp_path):
+    path = tmp_path / "sur.jsonl"
+    path.write_text('[{"role": "user", "content": "a\\ud800b"}]\n', encoding="utf-8")
+    status, out, _ = run(capsysbinary, "render", "cogito", "--jsonl", str(path), "--now", NOW_ARG)
+    assert status == 0
+    assert json.loads(out)["prompt"] == expected_pipeline("cogito", [{"role": "user", "content": "a\ud800b"}])
+
+
+@given(conversations=st.lists(st.one_of(s.conversations, s.json_value), max_size=3))
+def test_jsonl_line_equals_the_library(conversations):
+    """The per-line worker behind --jsonl: a prompt equal to apply_chat_template's, or an error
+    record, for any JSON line at all."""
+    opts = cli.Options("qwen3-tool-agent", now=NOW)
+    for lineno, data in enumerate(conversations, 1):
+        raw = json.dumps(data).encode("utf-8", "surrogatepass") + b"\n"
+        got_line, out, error = cli.render_line(opts, (lineno, raw))
+        record = json.loads(out)
+        assert got_line == lineno
+        loaded = json.loads(raw)
+        try:
+            conv = cli.parse_conversation(loaded)
+            expected: Any = chatformats.apply_chat_template(
+                "qwen3-tool-agent", conv.messages, now=NOW,
+                **{k: v for k, v in conv.variables.items()})
+        except (chatformats.ChatFormatError, cli.InputError):
+            expected = None
+        if isinstance(expected, str):
+            assert record == {"prompt": expected} and error is None
+        else:
+            assert set(record) == {"error", "line"} and record["line"] == lineno and error
+
+
+def test_progress_plain_counter(monkeypatch, capsys):
+    """Without tqdm, a plain counter on stderr, shown after the first second."""
+    real = cli.importlib.import_module
+
+    def no_tqdm(name: str, *args: Any) -> Any:
+        if name == "tqdm":
+            raise ImportError(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(cli.importlib, "import_module", no_tqdm)
+    progress = cli._Progress(True, 10, "lines")
+    assert progress.bar is None
+    progress.update(1, 0)
+    assert capsys.readouterr().err == ""  # not yet: the first second
+    progress.started -= 2
+    progress.update(1, 1)
+    progress.close()
+    assert capsys.readouterr().err == "\r2/10 lines, 1 failed\n"
+
+
+def test_progress_tqdm(capsys):
+    pytest.importorskip("tqdm")
+    progress = cli._Progress(True, 3, "lines")
+    assert progress.bar is not None
+    progress.update(3, 1)
+    progress.close()
+    assert progress.count == 3 and progress.errors == 1
+
+
+# ------------------------------------------------------------------ verify
+
+
+@pytest.mark.parametrize("name", PORTED)
+@pytest.mark.parametrize("layer", ["template", "pipeline"])
+def test_verify_agrees(capsysbinary, tmp_path, name, layer):
+    path = write_json(tmp_path, {"messages": MESSAGES, "tools": TOOLS})
+    status, out, err = run(capsysbinary, "verify", name, path, "--layer", layer, "--generation-prompt")
+    assert status == 0, out + err.encode()
+    assert out.decode() == f"{path}: {name} ({layer} layer): the port and the reference agree\n"
+
+
+def test_verify_agrees_on_the_examples(capsysbinary):
+    for example in ("weather_agent.json", "openai_request.json", "messages.json"):
+        for name in PORTED:
+            status, out, err = run(capsysbinary, "verify", name, str(EXAMPLES / example))
+            assert status == 0, (example, name, out, err)
+
+
+def _break_port(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Make the port of ``name`` drop one character (an auditor's nightmare)."""
+    import importlib
+
+    module = importlib.import_module(f"chatformats.ports.{chatformats.get_format(name).module}")
+    real = module.render
+    monkeypatch.setattr(module, "render", lambda m, v, now: real(m, v, now).replace("\n\n", "\n", 1))
+
+
+@pytest.mark.parametrize("layer", ["template", "pipeline"])
+def test_verify_reports_a_difference_with_a_diff(capsysbinary, monkeypatch, tmp_path, layer):
+    name = "qwen3-tool-agent"
+    path = write_json(tmp_path, {"messages": MESSAGES, "tools": TOOLS})
+    _break_port(monkeypatch, name)
+    status, out, _ = run(capsysbinary, "verify", name, path, "--layer", layer)
+    text = out.decode()
+    assert status == cli.EXIT_DIFFERENT
+    assert "the port differs from the reference" in text
+    assert "first difference at character" in text
+    assert "--- reference\n+++ port\n" in text
+
+
+def test_verify_reports_a_failure_mismatch(capsysbinary, monkeypatch, tmp_path):
+    import importlib
+
+    name = "cogito"
+    module = importlib.import_module("chatformats.ports.cogito")
+
+    def failing(m: Any, v: Any, now: Any) -> str:
+        raise chatformats.TemplateError("made up")
+
+    monkeypatch.setattr(module, "render", failing)
+    status, out, _ = run(capsysbinary, "verify", name, write_json(tmp_path, MESSAGES), "--layer", "template")
+    assert status == cli.EXIT_DIFFERENT
+    assert "port      fails: TemplateError: made up" in out.decode()
+
+
+def test_verify_both_failing_the_same_way_agree(capsysbinary, tmp_path):
+    messages = [{"role": "system", "content": "s"},
+                {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "what?"}]}]
+    status, out, _ = run(capsysbinary, "verify", "llama-3.2-vision", write_json(tmp_path, messages))
+    assert status == 0
+
+
+def test_verify_jsonl(capsysbinary, monkeypatch, tmp_path):
+    path, lines = jsonl_lines(tmp_path)
+    status, out, err = run(capsysbinary, "verify", "cogito", "--jsonl", path, "--layer", "template")
+    assert status == cli.EXIT_FAILED  # unreadable lines, no difference
+    assert "5 conversations checked, 5 agree, 0 differ; 4 lines could not be read" in out.decode()
+    assert f"{path}:3: invalid JSON" in err
+    _break_port(monkeypatch, "cogito")
+    status, out, err = run(capsysbinary, "verify", "cogito", "--jsonl", path, "--layer", "template")
+    assert status == cli.EXIT_DIFFERENT
+    assert f"{path}:1: the port differs from the reference" in out.decode()
+
+
+@pytest.mark.parametrize("missing, layer", [("jinja2", "template"), ("transformers.utils.chat_template_utils", "pipeline")])
+def test_verify_without_the_reference(capsysbinary, monkeypatch, missing, layer):
+    real = cli.importlib.import_module
+
+    def without(name: str, *args: Any) -> Any:
+        if name == missing:
+            raise ImportError(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(cli.importlib, "import_module", without)
+    status, out, err = run(capsysbinary, "verify", "cogito", str(WEATHER), "--layer", layer)
+    assert status == cli.EXIT_NO_REFERENCE and out == b""
+    assert "pip install 'chatformats[test]'" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ pickling (for --workers)
+
+
+def test_worker_function_and_options_pickle():
+    opts = cli.Options("cogito", layer="template", now=NOW, variables=(("enable_thinking", True),))
+    work = pickle.loads(pickle.dumps(partial(cli.render_line, opts)))
+    assert work((1, json.dumps(MESSAGES).encode()))[1] == cli.render_line(opts, (1, json.dumps(MESSAGES).encode()))[1]
+    assert pickle.loads(pickle.dumps(chatformats.get_format("cogito"))) is chatformats.get_format("cogito")
+
+
+# ------------------------------------------------------------------ the real command
+
+
+def _console_script() -> str:
+    script = Path(sys.executable).parent / "chatformats"
+    found = str(script) if script.exists() else shutil.which("chatformats")
+    if found is None:  # pragma: no cover
+        pytest.skip("the chatformats console script is not installed")
+    return found
+
+
+@pytest.mark.parametrize("command", ["script", "module"])
+def test_real_command_renders_the_readme_example(command):
+    argv = [_console_script()] if command == "script" else [sys.executable, "-m", "chatformats"]
+    result = subprocess.run(argv + ["render", "qwen3-tool-agent", "examples/weather_agent.json"],
+                            cwd=ROOT, capture_output=True)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(WEATHER.read_text(encoding="utf-8"))
+    messages = data.pop("messages")
+    assert result.stdout == chatformats.apply_chat_template("qwen3-tool-agent", messages, **data).encode()
+    assert result.stderr == b""
+
+
+def test_real_command_exit_statuses(tmp_path):
+    script = _console_script()
+    missing = subprocess.run([script, "render", "cogito", str(tmp_path / "x.json")], capture_output=True)
+    assert missing.returncode == 1 and missing.stderr.count(b"\n") == 1
+    usage = subprocess.run([sys.executable, "-m", "chatformats", "render"], capture_output=True)
+    assert usage.returncode == 2 and b"usage:" in usage.stderr
+
+
+def test_real_command_jsonl_with_workers(tmp_path):
+    """--workers through the real entry point (worker processes import the package anew)."""
+    path, lines = jsonl_lines(tmp_path)
+    out_path = tmp_path / "out.jsonl"
+    result = subprocess.run([sys.executable, "-m", "chatformats", "render", "cogito", "--jsonl", path,
+                             "-o", str(out_path), "--workers", "2", "--now", NOW_ARG], capture_output=True)
+    assert result.returncode == 1
+    records = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == len(lines)
+    assert records[0] == {"prompt": expected_pipeline("cogito", MESSAGES)}
