@@ -579,7 +579,7 @@ def test_progress_plain_counter(monkeypatch, capsys):
     progress.started -= 2
     progress.update(1, 1)
     progress.close()
-    assert capsys.readouterr().err == "\r2/10 lines, 1 failed\n"
+    assert capsys.readouterr().err == "\r2/10 lines, 1 failed\r2/10 lines, 1 failed\n"
 
 
 def test_progress_tqdm(capsys):
@@ -732,3 +732,13 @@ def test_real_command_jsonl_with_workers(tmp_path):
     records = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
     assert len(records) == len(lines)
     assert records[0] == {"prompt": expected_pipeline("cogito", MESSAGES)}
+
+
+@pytest.mark.parametrize("layer", ["template", "pipeline"])
+def test_verify_uses_one_clock_for_both_sides(capsysbinary, tmp_path, layer):
+    """Llama 3.2 Vision prints strftime_now's date: with --now far from today both sides must
+    still agree (transformers' own clock is pinned for the pipeline layer)."""
+    path = write_json(tmp_path, [{"role": "user", "content": "What day is it?"}])
+    status, out, err = run(capsysbinary, "verify", "llama-3.2-vision", path, "--layer", layer,
+                           "--now", "1999-12-31")
+    assert status == 0, out + err.encode()

@@ -339,14 +339,18 @@ class _Progress:
         now = time.monotonic()
         if now - self.started >= 1.0 and now - self.last >= 0.25:
             self.last = now
-            of = f"/{self.total}" if self.total is not None else ""
-            sys.stderr.write(f"\r{self.count}{of} {self.unit}, {self.errors} failed")
-            sys.stderr.flush()
+            self._write()
+
+    def _write(self) -> None:
+        of = f"/{self.total}" if self.total is not None else ""
+        sys.stderr.write(f"\r{self.count}{of} {self.unit}, {self.errors} failed")
+        sys.stderr.flush()
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-        elif self.enabled and self.last:
+        elif self.enabled and self.last:  # the counter was shown: its final state, then a newline
+            self._write()
             sys.stderr.write("\n")
             sys.stderr.flush()
 
@@ -590,20 +594,31 @@ def _load_reference(layer: str) -> Any:
         importlib.import_module("jinja2")
     except ImportError:
         raise _NoReference(
-            "verify needs jinja2 (chatformats itself never imports it): "
-            "python -m pip install 'chatformats[test]'"
+            "verify needs jinja2, which chatformats itself never imports: "
+            "python -m pip install jinja2 (or the test extra, which pins the versions verified: "
+            "python -m pip install 'chatformats[test]')"
         ) from None
     if layer == "pipeline":
         # transformers advises at import that PyTorch is missing: irrelevant to rendering text.
         os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+        from .pipeline import TRANSFORMERS_VERSION
+
         try:
             importlib.import_module("transformers.utils.chat_template_utils")
         except ImportError:
             raise _NoReference(
                 "verify --layer pipeline compares with transformers' own apply_chat_template and "
-                "needs transformers: python -m pip install 'chatformats[test]' "
-                "(or use --layer template, which needs only jinja2)"
+                f"needs transformers: python -m pip install transformers=={TRANSFORMERS_VERSION} "
+                "(or the test extra: python -m pip install 'chatformats[test]'); "
+                "--layer template needs only jinja2"
             ) from None
+        installed = getattr(importlib.import_module("transformers"), "__version__", "?")
+        if installed != TRANSFORMERS_VERSION:
+            sys.stderr.write(
+                f"chatformats: note: transformers {installed} is installed; the pipeline layer "
+                f"mirrors transformers {TRANSFORMERS_VERSION}, so a difference may be a change "
+                "in transformers\n"
+            )
     return reference
 
 
