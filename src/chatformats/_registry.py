@@ -78,6 +78,13 @@ def _template_dir() -> Path:
     return here / "reference_templates"
 
 
+# Special tokens: what ``tokenizer.special_tokens_map`` holds for each model's tokenizer in
+# transformers 5.x (bos/eos/unk/sep/pad/cls/mask plus any other ``*_token`` of its tokenizer
+# config), which ``apply_chat_template`` passes to the template under the caller's kwargs.
+# Of these, the five templates read only ``bos_token`` (llama-3.2-vision and cogito), so no other
+# value can change a rendered prompt; ``tests/test_pipeline.py`` builds each tokenizer from these.
+# Llama 3.1/3.2 Instruct tokenizer configs (which Cogito v1 keeps): bos "<|begin_of_text|>",
+# eos "<|eot_id|>".
 _LLAMA3_TOKENS = {
     "bos_token": "<|begin_of_text|>",
     "eos_token": "<|eot_id|>",
@@ -89,6 +96,7 @@ _FORMATS: dict[str, ChatFormat] = {
         ChatFormat(
             name="solar-open",
             model_ids=("upstage/Solar-Open-100B",),
+            # Not established from the model's tokenizer config; the template reads none.
             special_tokens={},
             status="ported",
             module="solar_open",
@@ -108,7 +116,12 @@ _FORMATS: dict[str, ChatFormat] = {
         ),
         ChatFormat(
             name="minicpm-v-4.6-thinking",
-            model_ids=("openbmb/MiniCPM-V-4_6-Thinking",),
+            # The Hub id is spelt with a dot ("Duplicate from openbmb/MiniCPM-V-4.6" on its mirrors,
+            # "openbmb/MiniCPM-V-4.6-Thinking" on the quantised variants' cards); transformers' docs
+            # write the underscore form.
+            model_ids=("openbmb/MiniCPM-V-4.6-Thinking", "openbmb/MiniCPM-V-4_6-Thinking"),
+            # Not established from the model's tokenizer config (a Qwen3.5 tokenizer with image/
+            # video/slice tokens); the template reads none of them.
             special_tokens={},
             status="ported",
             module="minicpm_v4_6_thinking",
@@ -129,6 +142,7 @@ _FORMATS: dict[str, ChatFormat] = {
         ChatFormat(
             name="qwen3-tool-agent",
             model_ids=(),
+            # The Qwen3 2507 tokenizer config: eos "<|im_end|>", pad "<|endoftext|>", bos and unk null.
             special_tokens={"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
             status="ported",
             module="qwen3_tool_agent",
