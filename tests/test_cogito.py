@@ -163,5 +163,76 @@ def test_role_sequences(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+text_contents = st.one_of(s.texts, st.lists(s.content_part(), max_size=3))
+
+
+renderable_tool_call = st.fixed_dictionaries(
+    {"function": st.one_of(st.fixed_dictionaries({"name": st.sampled_from(["get_weather", "search"]),
+                                                  "arguments": s.json_value}), s.json_value)},
+    optional={"id": st.one_of(st.sampled_from(["call_1", ""]), s.short_texts), "type": st.just("function")},
+)
+"""A tool call that renders: its ``function`` any JSON value, its ``id`` absent or a string."""
+
+
+@st.composite
+def tool_call_turn(draw: st.DrawFn) -> list[Any]:
+    """One tool-call turn (L69-101) between renderable turns: any role, string or list content,
+    the tool calls of :func:`cogito_tool_call` (mostly with a ``function``)."""
+    turn = {"role": draw(st.one_of(st.sampled_from(["assistant", "user", "tool", "ipython"]), s.roles)),
+            "content": draw(text_contents),
+            "tool_calls": draw(st.one_of(st.lists(renderable_tool_call, min_size=1, max_size=4),
+                                         st.lists(renderable_tool_call, min_size=1, max_size=4),
+                                         cogito_tool_calls))}
+    msgs: list[Any] = [{"role": "user", "content": draw(s.texts)}] if draw(st.booleans()) else []
+    return msgs + [turn]
+
+
+@given(messages=tool_call_turn(), variables=realistic_variables)
+def test_tool_call_turns(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@st.composite
+def tool_response_turn(draw: st.DrawFn) -> list[Any]:
+    """Tool responses (L104-113): any JSON content through ``tojson``, ``tool_call_id``
+    absent, empty, a string or any value, ``tool_calls`` absent or None."""
+    msgs: list[Any] = []
+    for _ in range(draw(st.integers(1, 3))):
+        msg: dict[str, Any] = {"role": draw(tool_roles), "content": draw(st.one_of(s.texts, s.json_value))}
+        if draw(st.integers(0, 3)) > 0:
+            msg["tool_call_id"] = draw(st.one_of(st.sampled_from(["call_1", ""]), s.short_texts, s.json_value))
+        if draw(st.integers(0, 5)) == 0:
+            msg["tool_calls"] = None
+        msgs.append(msg)
+    return msgs
+
+
+@given(messages=tool_response_turn(), variables=realistic_variables)
+def test_tool_responses(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@given(
+    system=st.one_of(st.none(), s.texts, s.json_value, st.lists(s.content_part(), max_size=2)),
+    has_system=st.integers(0, 3),
+    variables=s.variables(
+        bos_token=st.one_of(st.just("<|begin_of_text|>"), s.variable_values),
+        tools=st.one_of(s.tools_realistic, st.sampled_from([None, [], "", "ab", {}, {"a": 1}, (), 0, 1.5, True]),
+                        st.lists(s.json_value, max_size=2), s.json_value),
+        enable_thinking=s.variable_values,
+        add_generation_prompt=s.variable_values,
+    ),
+)
+def test_system_block_and_variables(system, has_system, variables):
+    """L1-47 and L116-123: the system message (any content, or a ``system`` message with its
+    content key absent) against every variable independently passed or not."""
+    messages: list[Any] = [{"role": "user", "content": "hi"}]
+    if has_system == 1:
+        messages.insert(0, {"role": "system"})
+    elif has_system >= 2:
+        messages.insert(0, {"role": "system", "content": system})
+    assert_parity(NAME, messages, variables)
+
+
 def test_template_lines_exercised():
     assert_template_lines_exercised(NAME)
