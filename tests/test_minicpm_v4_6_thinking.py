@@ -56,7 +56,7 @@ wrapped = st.builds(lambda t: "<tool_response>" + t + "</tool_response>", s.text
 def with_user_query(draw: st.DrawFn, messages: st.SearchStrategy[list[Any]]) -> list[Any]:
     """Conversations that usually hold a real user query, so the template gets past L69-71."""
     msgs = list(draw(messages))
-    if draw(st.integers(0, 5)) > 0:
+    if draw(st.sampled_from([True, True, True, True, True, False])):
         msgs.insert(draw(st.integers(0, len(msgs))), draw(real_query))
     return msgs
 
@@ -67,10 +67,9 @@ def minicpm_message(draw: st.DrawFn) -> Any:
     if draw(st.integers(0, 25)) == 0:
         return draw(st.one_of(s.json_value, st.sampled_from([{}, None, "", 0, [], "x", {"x": 1}])))
     msg: dict[str, Any] = {}
-    if draw(st.integers(0, 15)) > 0:
-        msg["role"] = draw(st.one_of(st.sampled_from(["system", "user", "assistant", "tool"]),
-                                     st.sampled_from(["system", "user", "assistant", "tool"]), s.roles))
-    if draw(st.integers(0, 6)) > 0:
+    if draw(st.sampled_from([True] * 15 + [False])):
+        msg["role"] = draw(st.sampled_from(["user", "assistant", "tool", "system"] * 5 + [None, "bot", 1]))
+    if draw(st.sampled_from([True] * 6 + [False])):
         msg["content"] = draw(st.one_of(minicpm_contents, wrapped,
                                         st.lists(st.builds(lambda t: {"type": "text", "text": t}, wrapped),
                                                  min_size=1, max_size=2)))
@@ -112,7 +111,62 @@ def tool_call_odd(draw: st.DrawFn) -> Any:
 
 minicpm_conversations = with_user_query(st.lists(minicpm_message(), max_size=7))
 
+good_parts = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, s.texts),
+    st.sampled_from([{"type": "image", "url": "https://example.com/a.png"}, {"type": "image"},
+                     {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                     {"type": "video", "video": "v.mp4"}, {"image": "a.png"}, {"video": "v.mp4"}]),
+)
+good_contents = st.one_of(s.texts, s.texts, st.lists(good_parts, min_size=1, max_size=3))
+good_arguments = st.dictionaries(
+    st.sampled_from(["city", "query", "limit", "x", ""]),
+    st.one_of(s.texts, st.integers(), st.floats(), st.booleans(), st.none(),
+              st.lists(s.scalars, max_size=2), st.dictionaries(s.short_texts, s.scalars, max_size=2)),
+    max_size=3)
+
+
+@st.composite
+def minicpm_realistic(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """What MiniCPM clients send: an optional system prompt (text or text parts), user turns
+    with images and videos, assistant turns with reasoning (a `reasoning_content` field or
+    `<think>` in the content), tool rounds with dict arguments and their responses."""
+    msgs: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        msgs.append({"role": "system", "content": draw(st.one_of(
+            s.texts, st.lists(st.builds(lambda t: {"type": "text", "text": t}, s.texts), max_size=2)))})
+    for _turn in range(draw(st.integers(1, 3))):
+        msgs.append({"role": "user", "content": draw(good_contents)})
+        for _round in range(draw(st.sampled_from([0, 1, 1, 2]))):
+            calls = [
+                draw(st.sampled_from([
+                    lambda n, a: {"id": "call_1", "type": "function", "function": {"name": n, "arguments": a}},
+                    lambda n, a: {"function": {"name": n, "arguments": a}},
+                    lambda n, a: {"name": n, "arguments": a},
+                    lambda n, a: {"name": n},
+                ]))(draw(st.sampled_from(["get_weather", "search"])), draw(good_arguments))
+                for _ in range(draw(st.integers(1, 2)))
+            ]
+            assistant: dict[str, Any] = {"role": "assistant", "tool_calls": calls, "content": draw(st.one_of(
+                st.just(""), s.texts, st.builds(lambda r, c: f"<think>\n{r}\n</think>\n\n{c}", s.texts, s.texts)))}
+            if draw(st.booleans()):
+                assistant["reasoning_content"] = draw(s.texts)
+            msgs.append(assistant)
+            for _call in calls:
+                msgs.append({"role": "tool", "content": draw(st.one_of(s.texts, st.just('{"temp": 21}')))})
+        if draw(st.sampled_from([True, True, True, False])):
+            final: dict[str, Any] = {"role": "assistant", "content": draw(st.one_of(
+                s.texts, st.builds(lambda r, c: f"<think>{r}</think>{c}", s.texts, s.texts)))}
+            if draw(st.booleans()):
+                final["reasoning_content"] = draw(s.texts)
+            msgs.append(final)
+    return msgs
+
 # ---------------------------------------------------------------- properties
+
+
+@given(messages=minicpm_realistic(), variables=minicpm_variables)
+def test_minicpm_conversations(messages, variables):
+    assert_parity(NAME, messages, variables)
 
 
 @given(messages=s.realistic_conversation(), variables=minicpm_variables)
@@ -192,7 +246,7 @@ tool_sequence_messages = st.one_of(
 )
 
 
-@given(messages=st.lists(tool_sequence_messages, max_size=8), variables=minicpm_variables)
+@given(messages=with_user_query(st.lists(tool_sequence_messages, max_size=8)), variables=minicpm_variables)
 @example(messages=[{"role": "tool", "content": "r"}, {"role": "user", "content": "q"}], variables={})
 @example(messages=[{"role": "user", "content": "q"}, {}, {"role": "tool", "content": "r"}], variables={})
 @example(messages=[{"role": "user", "content": "q"}, {"role": "tool"}, {"role": "tool"}, "x"], variables={})

@@ -136,6 +136,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     tools = variables.get("tools", MISSING)
     out: list[str] = []
     emit = out.append
+    # one `{{- a + content + b }}` is emitted as its pieces: the same text without copying a
+    # long content through each `+`
+    emit_pieces = out.extend
 
     if not messages:  # L33-35
         raise TemplateError("No messages provided.")
@@ -152,12 +155,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         if first_role == "system":  # L45-50
             content = _render_content(first.get("content", MISSING), True, 0).strip()
             if content:
-                emit("\n\n" + content)
+                emit_pieces(("\n\n", content))
         emit("<|im_end|>\n")  # L51
     else:
         if first_role == "system":  # L53-56
             content = _render_content(first.get("content", MISSING), True, 0).strip()
-            emit("<|im_start|>system\n" + content + "<|im_end|>\n")
+            emit_pieces(("<|im_start|>system\n", content, "<|im_end|>\n"))
 
     ns = _scan_last_query(messages)  # L58-68
     if ns.multi_step_tool:  # L69-71
@@ -171,28 +174,30 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         else:  # `.role` and `.content` of a non-dict are undefined
             role = MISSING
             raw_content = MISSING
-        # L73: every message's content is rendered, whatever its role
-        content = _render_content(raw_content, False, index).strip()
+        # L73: every message's content is rendered, whatever its role (a string as it is)
+        if type(raw_content) is str:
+            content = raw_content.strip()
+        else:
+            content = _render_content(raw_content, False, index).strip()
         if role == "system":  # L74
             if index != 0:  # L75-77: not loop.first
                 raise TemplateError("System message must be at the beginning.")
         elif role == "user":  # L78-79
-            emit("<|im_start|>user\n" + content + "<|im_end|>\n")
+            emit_pieces(("<|im_start|>user\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L80
             reasoning_content = ""  # L81
             message_reasoning = message.get("reasoning_content", MISSING)
             if type(message_reasoning) is str:  # L82-83
                 reasoning_content = message_reasoning
-            elif "</think>" in content:  # L85-88
-                reasoning_content = (
-                    content.split("</think>")[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
-                )
-                content = content.split("</think>")[-1].lstrip("\n")
+            elif "</think>" in content:  # L85-88 (`content.split('</think>')` computed once)
+                halves = content.split("</think>")
+                reasoning_content = halves[0].rstrip("\n").split("<think>")[-1].lstrip("\n")  # L86
+                content = halves[-1].lstrip("\n")  # L87
             reasoning_content = reasoning_content.strip()  # L90
             if index > ns.last_query_index:  # L91-92
-                emit("<|im_start|>assistant\n<think>\n" + reasoning_content + "\n</think>\n\n" + content)
+                emit_pieces(("<|im_start|>assistant\n<think>\n", reasoning_content, "\n</think>\n\n", content))
             else:  # L93-94
-                emit("<|im_start|>assistant\n" + content)
+                emit_pieces(("<|im_start|>assistant\n", content))
             tool_calls = message.get("tool_calls", MISSING)
             # L96
             if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):
@@ -236,7 +241,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             previous = messages[index - 1] if index else MISSING
             if previous and attr(previous, "role") != "tool":
                 emit("<|im_start|>user")  # L124
-            emit("\n<tool_response>\n" + content + "\n</tool_response>")  # L126-128
+            emit_pieces(("\n<tool_response>\n", content, "\n</tool_response>"))  # L126-128
             if index != last and attr(messages[index + 1], "role") != "tool":  # L129-130
                 emit("<|im_end|>\n")
             elif index == last:  # L131-132: the template's redundant `elif loop.last`
