@@ -10,7 +10,7 @@ import collections
 import decimal
 import enum
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -143,9 +143,50 @@ huge_texts = st.builds(
     s.fragments, st.integers(min_value=10_000, max_value=300_000),
 )
 
+_DEEP_MARK = "\ue000deep\ue000"
+
+
+def deep(depth: int, shape: str) -> str:
+    """A placeholder for ``nest(0, depth, shape)``: a short string that :func:`expand` replaces.
+    Hypothesis prints its examples recursively, which a value thousands of levels deep would
+    break; the placeholder keeps every printed example short and exact."""
+    return f"{_DEEP_MARK}{depth}:{shape}"
+
+
+def expand(value: Any) -> Any:
+    """``value`` with every :func:`deep` placeholder replaced by the deep value it stands for
+    (shared and cyclic containers stay shared and cyclic)."""
+    memo: dict[int, Any] = {}
+
+    def walk(obj: Any) -> Any:
+        tp = type(obj)
+        if tp is str:
+            if obj.startswith(_DEEP_MARK):
+                depth, shape = obj[len(_DEEP_MARK):].split(":")
+                return nest(0, int(depth), shape)
+            return obj
+        if tp is not list and tp is not tuple and tp is not dict:
+            return obj
+        if id(obj) in memo:
+            return memo[id(obj)]
+        if tp is list:
+            new_list: list[Any] = []
+            memo[id(obj)] = new_list
+            new_list.extend(walk(x) for x in obj)
+            return new_list
+        if tp is dict:
+            new_dict: dict[Any, Any] = {}
+            memo[id(obj)] = new_dict
+            for key, sub in obj.items():
+                new_dict[key] = walk(sub)
+            return new_dict
+        return tuple(walk(x) for x in obj)
+
+    return walk(value)
+
+
 deep_values = st.builds(
-    nest,
-    st.one_of(s.scalars, st.just([]), st.just({})),
+    deep,
     st.integers(min_value=GUARANTEED_DEPTH - 50, max_value=3_000),
     st.sampled_from(["list", "dict", "tuple", "mixed"]),
 )
@@ -238,3 +279,149 @@ def generated_cases(name: str, n: int, now: datetime) -> list[tuple[Any, ...]]:
     strategy = st.tuples(st.one_of(s.realistic_conversation(), s.adversarial_messages), variables)
     return [(name, messages, variables_, now) for messages, variables_ in sample(strategy, n)]
 
+
+
+# ---------------------------------------------------------------- deep nesting battery
+
+#: (depth, shapes, spots) the battery renders: at the guaranteed depth and past Python's
+#: recursion limit, every shape at every spot, compared with the oracle; far past it, the mixed
+#: shape at every spot; and a 200,000-deep tuple where a port might hash the value (an id, a
+#: role, a name): hashing a tuple that deep recurses in C with no guard and crashes CPython
+#: (from about 150,000 levels with an 8 MB stack), so a port must never hash an input value.
+ALL_SHAPES = ("list", "dict", "tuple", "mixed")
+HASHED_SPOTS = ("messages[1].role", "messages[2].tool_calls[0].id", "messages[3].tool_call_id",
+                "messages[2].tool_calls[0].function.name", "messages[1]")
+DEEP_LEVELS: list[tuple[int, tuple[str, ...], tuple[str, ...] | None]] = [
+    (GUARANTEED_DEPTH, ALL_SHAPES, None),
+    (2_000, ALL_SHAPES, None),
+    (20_000, ("mixed",), None),
+    (200_000, ("tuple",), HASHED_SPOTS),
+]
+
+_WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+
+
+def _base() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "", "reasoning_content": "r",
+         "tool_calls": [{"id": "call_1", "type": "function",
+                         "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "cold"},
+        {"role": "user", "content": "thanks"},
+    ]
+    return messages, {"tools": [_WEATHER], "add_generation_prompt": True}
+
+
+def deep_spots(name: str) -> dict[str, Callable[[Any], tuple[Any, dict[str, Any]]]]:
+    """Where a deep value goes: every message field the templates read, the tool schema, and
+    each template variable."""
+
+    def at(path: tuple[Any, ...]) -> Callable[[Any], tuple[Any, dict[str, Any]]]:
+        def place(deep: Any) -> tuple[Any, dict[str, Any]]:
+            messages, variables = _base()
+            target: Any = messages
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = deep
+            return messages, variables
+        return place
+
+    spots: dict[str, Callable[[Any], tuple[Any, dict[str, Any]]]] = {
+        "messages[0].content": at((0, "content")),
+        "messages[1].content": at((1, "content")),
+        "messages[1].role": at((1, "role")),
+        "messages[2].content": at((2, "content")),
+        "messages[2].reasoning_content": at((2, "reasoning_content")),
+        "messages[2].tool_calls": at((2, "tool_calls")),
+        "messages[2].tool_calls[0].id": at((2, "tool_calls", 0, "id")),
+        "messages[2].tool_calls[0].function.name": at((2, "tool_calls", 0, "function", "name")),
+        "messages[2].tool_calls[0].function.arguments": at((2, "tool_calls", 0, "function", "arguments")),
+        "messages[3].content": at((3, "content")),
+        "messages[3].tool_call_id": at((3, "tool_call_id")),
+        "messages[1]": at((1,)),
+        "messages": lambda deep: (deep if type(deep) in (list, tuple) else [deep], _base()[1]),
+    }
+
+    def tools_schema(deep: Any) -> tuple[Any, dict[str, Any]]:
+        messages, variables = _base()
+        variables["tools"] = [{"type": "function", "function": {"name": "f", "parameters": deep}}]
+        return messages, variables
+
+    spots["tools[0].function.parameters"] = tools_schema
+    for var in template_variables(name):
+        def variable(deep: Any, var: str = var) -> tuple[Any, dict[str, Any]]:
+            messages, variables = _base()
+            variables[var] = deep
+            return messages, variables
+        spots[f"variable {var}"] = variable
+    return spots
+
+
+def deep_battery(name: str, with_oracle: bool) -> list[dict[str, Any]]:
+    """Render format ``name`` with a deep value at every spot, shape and depth; report each
+    problem (an escape that is not a ChatFormatError, an InternalError, NestingTooDeep at or
+    below :data:`GUARANTEED_DEPTH`, or — with the oracle — an outcome that differs from it)."""
+    import sys
+
+    import chatformats
+
+    from . import oracle
+
+    problems: list[dict[str, Any]] = []
+    spots = deep_spots(name)
+    renders = 0
+    for depth, shapes, only in DEEP_LEVELS:
+        for shape in shapes:
+            deep = nest("leaf", depth, shape)
+            for spot, place in spots.items():
+                if only is not None and spot not in only:
+                    continue
+                messages, variables = place(deep)
+                where = {"format": name, "spot": spot, "shape": shape, "depth": depth}
+                print(f"rendering {where}", file=sys.stderr, flush=True)
+                renders += 1
+                try:
+                    text: str | None = chatformats.render(name, messages, now=oracle.FIXED_NOW, **variables)
+                    got = "ok"
+                except chatformats.InternalError as exc:
+                    problems.append({**where, "problem": f"InternalError: {exc}"})
+                    continue
+                except chatformats.ChatFormatError as exc:
+                    text, got = None, type(exc).__name__
+                    message = str(exc)
+                except BaseException as exc:  # noqa: BLE001 — exactly what must never happen
+                    problems.append({**where, "problem": f"escaped {type(exc).__name__}: {exc}"})
+                    continue
+                if got == "NestingTooDeep" and depth <= GUARANTEED_DEPTH:
+                    problems.append({**where, "problem": f"NestingTooDeep at depth {depth}: {message}"})
+                if not with_oracle or depth > 20_000:
+                    continue
+                want = oracle.render(name, messages, now=oracle.FIXED_NOW, **variables)
+                if want.ok:
+                    if got != "ok" or text != want.text:
+                        problems.append({**where, "problem": f"oracle rendered, port gave {got}"
+                                         + ("" if got != "ok" else " a different text")})
+                elif want.exc_type == "RecursionError":
+                    if got != "NestingTooDeep":
+                        problems.append({**where, "problem": f"oracle hit RecursionError, port gave {got}"})
+                elif got == "ok":
+                    problems.append({**where, "problem": f"oracle failed ({want.describe()}), port rendered"})
+                elif want.kind == "raise_exception" and (got, message) != ("TemplateError", want.message):
+                    problems.append({**where, "problem": f"oracle raised {want.message!r}, port {got}: {message}"})
+            del deep
+    problems.append({"format": name, "renders": renders})
+    return problems
+
+
+def deep_battery_main() -> None:
+    """``python -c 'from tests.fuzz import deep_battery_main; deep_battery_main()' NAME``:
+    the battery in a subprocess (a crash shows as the exit status, the last line on stderr
+    names the input); prints the problems as JSON."""
+    import json
+    import sys
+
+    name = sys.argv[1]
+    print(json.dumps(deep_battery(name, with_oracle=True)))

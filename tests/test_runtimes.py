@@ -8,7 +8,7 @@ messages).
 
 from __future__ import annotations
 
-import os
+import functools
 import pickle
 import shutil
 import subprocess
@@ -34,7 +34,10 @@ PYODIDE_DIR = ROOT / "tests" / "pyodide"
 GENERATED_PER_FORMAT = 60
 
 
+@functools.lru_cache(maxsize=None)
 def _cases() -> list[tuple[Any, ...]]:
+    """The golden cases of every ported format and ``GENERATED_PER_FORMAT`` generated ones, as
+    ``(format, messages, variables, now)`` (built once per session; never mutated)."""
     cases = [case.key() for case in golden.load_all()]
     for name in golden.ported_formats():
         cases.extend(fuzz.generated_cases(name, GENERATED_PER_FORMAT, FIXED_NOW))

@@ -1,0 +1,273 @@
+"""Never fails badly: any input gives a text or a ChatFormatError; deep nesting fails cleanly at a
+documented depth; large inputs render in memory proportional to the output; renders are
+deterministic across TZ, LC_ALL, PYTHONHASHSEED and threads, and leave no state behind.
+
+Every test covers every ported format (``chatformats.get_format(name).status == "ported"``).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, note, settings
+from hypothesis import strategies as st
+
+import chatformats
+from chatformats import ChatFormatError, InternalError, InvalidConversation, NestingTooDeep
+
+from . import fuzz, golden
+from .oracle import FIXED_NOW
+from .test_runtimes import ROOT, assert_same_results, run_script
+
+PORTED = golden.ported_formats()
+
+# ---------------------------------------------------------------- the fuzz property
+
+#: Examples per format: at least 5,000 under the default ``ci`` profile, the profile's own count
+#: under ``deep`` (100,000), and the quick count under ``dev``.
+_PROFILE_EXAMPLES = settings.default.max_examples
+FUZZ_EXAMPLES = _PROFILE_EXAMPLES if _PROFILE_EXAMPLES < 2_000 else max(_PROFILE_EXAMPLES, 5_000)
+
+#: Every variable any template reads; each format also gets the others' (unused) names.
+ALL_VARIABLES = sorted({v for name in chatformats.formats() for v in fuzz.template_variables(name)})
+
+any_variables = st.fixed_dictionaries(
+    {}, optional={var: st.one_of(st.sampled_from([True, False, None, 0, 1, "", "x", [], {}]),
+                                 fuzz.any_value) for var in ALL_VARIABLES})
+
+
+def render_any(name: str, messages: Any, variables: dict[str, Any]) -> str | ChatFormatError:
+    """Render; a text, or the ChatFormatError raised.  Anything else escaping fails the test, and
+    so does an InternalError (a port bug that leaked an exception, wrapped by ``render``)."""
+    try:
+        return chatformats.render(name, messages, now=FIXED_NOW, **variables)
+    except InternalError as exc:
+        raise AssertionError(f"{name}: a port bug leaked an exception: {exc}") from exc
+    except ChatFormatError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("name", PORTED)
+@settings(max_examples=FUZZ_EXAMPLES)
+@given(messages=fuzz.any_messages, variables=any_variables)
+@example(messages={"role": "user", "content": "not a list"}, variables={})
+@example(messages=[{"role": 3, "content": None}, {"role": ["user"], "content": {"a": 1}}], variables={})
+@example(messages=[[{"role": "user"}], "user", None, 1.5], variables={"tools": 7})
+@example(messages=[{"role": "user", "content": "x" * 1_000_000}], variables={"add_generation_prompt": "yes"})
+@example(messages=[{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": fuzz.deep(3_000, "mixed")}}]},
+                   {"role": "user", "content": "q"}], variables={})
+@example(messages=[{"role": "user", "content": "q"}],
+         variables={"tools": [{"type": "object", "properties": fuzz.deep(3_000, "dict")}]})
+@example(messages=[fuzz.cyclic("message"), {"role": "user", "content": "q"}], variables={"tools": [fuzz.cyclic("list")]})
+@example(messages=[{"role": "user", "content": "q"}], variables={"tools": [{1, 2}]})
+@example(messages=[{"role": "user", "content": fuzz.FOREIGN[6]}], variables={})
+@example(messages=[{"role": "tool", "content": None}, {"role": "tool", "tool_call_id": ("a",)}],
+         variables={var: None for var in ALL_VARIABLES})
+@example(messages=[{"role": "user", "content": "q"}], variables={var: {"a": [1]} for var in ALL_VARIABLES})
+def test_any_input_gives_text_or_chatformaterror(name: str, messages: Any, variables: dict[str, Any]) -> None:
+    messages, variables = fuzz.expand(messages), fuzz.expand(variables)
+    outcome = render_any(name, messages, variables)
+    note(f"outcome: {outcome!r}"[:2000])
+    if fuzz.is_foreign(messages, variables) or type(messages) not in (list, tuple):
+        assert isinstance(outcome, InvalidConversation), f"accepted input that is not JSON-like: {outcome!r}"[:500]
+    elif isinstance(outcome, NestingTooDeep):
+        depth = fuzz.input_depth(messages, variables)
+        assert depth > fuzz.GUARANTEED_DEPTH, (
+            f"NestingTooDeep for an input nested only {depth} levels deep "
+            f"(documented: never at {fuzz.GUARANTEED_DEPTH} or less): {outcome}")
+    elif not isinstance(outcome, ChatFormatError):
+        assert type(outcome) is str
+
+
+# ---------------------------------------------------------------- deep nesting
+
+
+@pytest.fixture(scope="module")
+def deep_reports() -> dict[str, Any]:
+    """The deep-nesting battery of every ported format, each in its own subprocess (a crash
+    shows as the exit status), two at a time."""
+    def run(name: str) -> tuple[str, Any]:
+        command = [sys.executable, "-c",
+                   "from tests.fuzz import deep_battery_main; deep_battery_main()", name]
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=900)
+        if proc.returncode != 0:
+            last = proc.stderr.strip().splitlines()[-3:]
+            return name, f"exit status {proc.returncode} (negative: killed by that signal); last lines:\n" + "\n".join(last)
+        return name, json.loads(proc.stdout)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(run, PORTED))
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_deep_nesting_fails_cleanly_at_the_documented_depth(name: str, deep_reports: dict[str, Any]) -> None:
+    """A value nested 500, 2,000 and 20,000 levels deep (lists, dicts, tuples, mixed) in every
+    message field the templates read, in a tool schema and in each template variable, and a
+    200,000-deep tuple where a port might hash it: the port renders exactly what the oracle
+    renders where the oracle renders, raises ``NestingTooDeep`` exactly where the oracle's
+    ``json.dumps``/``repr`` hits ``RecursionError``, never ``NestingTooDeep`` at 500 levels or
+    less, never another exception, never a crash."""
+    report = deep_reports[name]
+    assert not isinstance(report, str), f"{name}: the deep-nesting subprocess crashed: {report}"
+    *problems, summary = report
+    assert summary["renders"] > 100
+    assert not problems, f"{name}: {len(problems)} problem(s); first ones:\n" + "\n".join(
+        json.dumps(p) for p in problems[:10])
+
+
+# ---------------------------------------------------------------- large inputs
+
+#: Peak memory allowed, as a multiple of the output's own size (``sys.getsizeof``).
+LARGE_MESSAGE_FACTOR = 4
+MANY_MESSAGES_FACTOR = 6
+
+
+def _peak_render(name: str, messages: Any, variables: dict[str, Any]) -> tuple[str | ChatFormatError, int]:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        outcome = render_any(name, messages, variables)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return outcome, peak
+
+
+def _input_size(messages: list[dict[str, Any]]) -> int:
+    return sum(sys.getsizeof(v) for m in messages for v in m.values())
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_ten_megabyte_message(name: str) -> None:
+    """A 10 MB user message renders (or fails cleanly) with peak memory within
+    ``LARGE_MESSAGE_FACTOR`` times the output (the input itself not counted)."""
+    big = ("The quick brown fox jumps over the lazy dog. " * 240_000)[:10_000_000]
+    messages = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": big},
+                {"role": "assistant", "content": "ok"}, {"role": "user", "content": big}]
+    outcome, peak = _peak_render(name, messages, {"add_generation_prompt": True})
+    size = sys.getsizeof(outcome) if isinstance(outcome, str) else _input_size(messages)
+    if isinstance(outcome, str):
+        assert len(outcome) > 20_000_000
+    assert peak <= LARGE_MESSAGE_FACTOR * size, (
+        f"{name}: peak {peak / 1e6:.1f} MB for {size / 1e6:.1f} MB of output ({peak / size:.2f}x)")
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_hundred_thousand_messages(name: str) -> None:
+    """A 100,000-message conversation renders (or fails cleanly) with peak memory within
+    ``MANY_MESSAGES_FACTOR`` times the output (the input itself not counted)."""
+    rng = random.Random(7)
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    messages = [{"role": "system", "content": "You are terse."}]
+    for i in range(99_999):
+        text = " ".join(rng.choice(words) for _ in range(12))
+        messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
+    outcome, peak = _peak_render(name, messages, {"add_generation_prompt": True})
+    size = sys.getsizeof(outcome) if isinstance(outcome, str) else _input_size(messages)
+    if isinstance(outcome, str):
+        assert len(outcome) > 100_000 * 60
+    assert peak <= MANY_MESSAGES_FACTOR * size, (
+        f"{name}: peak {peak / 1e6:.1f} MB for {size / 1e6:.1f} MB of output ({peak / size:.2f}x)")
+
+
+# ---------------------------------------------------------------- determinism
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[tuple[Any, ...]]:
+    from .test_runtimes import _cases
+
+    return _cases()
+
+
+@pytest.fixture(scope="module")
+def expected(cases: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return [golden.render_outcome(*case) for case in cases]
+
+
+def _installed_locales() -> list[str]:
+    try:
+        out = subprocess.run(["locale", "-a"], capture_output=True, text=True, timeout=30).stdout
+    except OSError:
+        return ["C", "POSIX"]
+    wanted = ("C", "POSIX", "C.utf8", "C.UTF-8", "tr_TR.utf8", "tr_TR.UTF-8", "de_DE.utf8", "de_DE.UTF-8",
+              "ja_JP.utf8", "ja_JP.UTF-8", "en_US.utf8", "en_US.UTF-8")
+    return [loc for loc in out.split() if loc in wanted] or ["C"]
+
+
+def test_same_bytes_under_other_tz_locale_hashseed(cases: list[tuple[Any, ...]],
+                                                  expected: list[tuple[Any, ...]], tmp_path: Path) -> None:
+    """The same cases and clock give the same bytes in fresh interpreters under other time
+    zones, every installed locale (adopted with ``setlocale(LC_ALL, "")``, as a host application
+    may) and hash seeds — and the same bytes as this process, after all its other renders."""
+    locales = _installed_locales()
+    zones = ["UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Etc/GMT+12"]
+    seeds = ["0", "1", "4294967295", "random"]
+    for i in range(max(len(locales), len(zones), len(seeds))):
+        env = {**os.environ, "TZ": zones[i % len(zones)], "LC_ALL": locales[i % len(locales)],
+               "LANG": locales[i % len(locales)], "PYTHONHASHSEED": seeds[i % len(seeds)]}
+        report = run_script(cases, tmp_path, "--setlocale", env=env)
+        assert_same_results(cases, expected, report["results"],
+                            f"TZ={env['TZ']} LC_ALL={env['LC_ALL']} PYTHONHASHSEED={env['PYTHONHASHSEED']}")
+
+
+def test_eight_threads_render_the_same_bytes(cases: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> None:
+    """8 threads render every case concurrently, each in its own order, three times over, with
+    the interpreter switching threads as often as it can: every result is the single-threaded one."""
+    order = list(range(len(cases)))
+    start = threading.Barrier(8)
+
+    def worker(seed: int) -> list[tuple[int, Any]]:
+        mine = order[:]
+        random.Random(seed).shuffle(mine)
+        start.wait()
+        return [(i, golden.render_outcome(*cases[i])) for _ in range(3) for i in mine]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            results = list(pool.map(worker, range(8)))
+    finally:
+        sys.setswitchinterval(interval)
+    for thread, got in enumerate(results):
+        differ = [(cases[i][0], cases[i][1], cases[i][2]) for i, outcome in got if outcome != expected[i]]
+        assert not differ, f"thread {thread}: {len(differ)} differing render(s), first: {differ[0]!r}"
+
+
+def test_no_state_leaks_over_ten_thousand_renders(cases: list[tuple[Any, ...]],
+                                                  expected: list[tuple[Any, ...]]) -> None:
+    """10,000 renders (every case, over and over, in a shuffled order) allocate nothing that
+    survives them (tracemalloc), and each gives the result it gave first."""
+    order = list(range(len(cases)))
+    random.Random(10).shuffle(order)
+    for i in order:  # warm up: every code path once
+        golden.render_outcome(*cases[i])
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        base, _ = tracemalloc.get_traced_memory()
+        wrong = 0
+        for n in range(10_000):
+            i = order[n % len(order)]
+            wrong += golden.render_outcome(*cases[i]) != expected[i]
+        gc.collect()
+        after, _ = tracemalloc.get_traced_memory()
+        growth = after - base
+        top = [str(s) for s in tracemalloc.take_snapshot().compare_to(before, "lineno")[:5]]
+    finally:
+        tracemalloc.stop()
+    assert wrong == 0, f"{wrong} renders differed from the first render of the same case"
+    assert growth < 64_000, f"{growth} bytes still allocated after 10,000 renders:\n" + "\n".join(top)
