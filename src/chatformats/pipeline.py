@@ -75,6 +75,9 @@ class ToolSchemaError(InvalidConversation):
 # ------------------------------------------------------------------ plain template data
 
 
+_EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _is_numpy_scalar(value: Any) -> bool:
     # ``isinstance(value, np.generic)`` without importing numpy: a numpy scalar can only exist
     # once numpy is imported.
@@ -132,14 +135,21 @@ def _fused(value: Any) -> Any:
     the second walk alone, and what the first walk leaves alone gets the second's treatment.
     """
     tp = type(value)
-    if value is None or tp is str or tp is int or tp is float or tp is bool:
+    if tp in _EXACT_SCALARS:
         return value
     if tp is dict:
-        return {(key if type(key) is str else _plain(key)): _fused(item) for key, item in value.items()}
+        out = {}
+        for key, item in value.items():
+            if type(item) not in _EXACT_SCALARS:
+                item = _fused(item)
+            if type(key) is not str:
+                key = _plain(key)
+            out[key] = item
+        return out
     if tp is list:
-        return [_fused(item) for item in value]
+        return [item if type(item) in _EXACT_SCALARS else _fused(item) for item in value]
     if tp is tuple:
-        return tuple([_fused(item) for item in value])
+        return tuple([item if type(item) in _EXACT_SCALARS else _fused(item) for item in value])
     if isinstance(value, Mapping):
         return {_plain(key): _fused(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -188,10 +198,19 @@ def _message(message: Any) -> dict[Any, Any]:
         raise _not_a_message(message)
     out: dict[Any, Any] = {}
     for key, value in pairs:
-        value = _fused(value)
-        if value is not None:
-            out[key if type(key) is str else _plain(key)] = value
-    return _alias_reasoning(out)
+        tp = type(value)
+        if tp is str or tp is int or tp is bool or tp is float:
+            pass
+        elif value is None:
+            continue
+        else:
+            value = _fused(value)
+            if value is None:  # a model_dump() that gave None
+                continue
+        out[key if type(key) is str else _plain(key)] = value
+    if "reasoning_content" in out or "thinking" in out or "reasoning" in out:
+        return _alias_reasoning(out)
+    return out
 
 
 def _conversation(conversation: Any) -> list[dict[Any, Any]]:
