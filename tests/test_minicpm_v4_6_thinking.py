@@ -266,5 +266,47 @@ def test_variables(variables):
     assert_parity(NAME, [{"role": "user", "content": "hi"}], variables)
 
 
+def _cyclic_list() -> list[Any]:
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    return cycle
+
+
+def _deep(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+_Q = {"role": "user", "content": "q"}
+
+
+def _call(arguments: Any) -> dict[str, Any]:
+    return {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}
+
+
+FIXED_CASES = [
+    # a tuple conversation: `messages[::-1]`, `loop.previtem` and `loop.nextitem` on a tuple
+    ((_Q, {"role": "tool", "content": "r"}, {"role": "tool", "content": "s"}, _Q), {}),
+    # cyclic values: `in` by equality, str() as `[[...]]`, tojson's circular-reference failure
+    ([{"role": "user", "content": [_cyclic_list()]}], {}),
+    ([{"role": "user", "content": [{"text": _cyclic_list()}]}], {}),
+    ([_Q, _call({"a": _cyclic_list()})], {}),
+    ([_Q, _call({"a": 1})], {"tools": [_cyclic_list()]}),
+    # values nested deeper than str()/json.dumps can recurse
+    ([{"role": "user", "content": [{"text": _deep(5000)}]}], {}),
+    ([_Q, _call({"a": _deep(5000)})], {}),
+    ([_Q, _call({"a": 1})], {"tools": [_deep(5000)]}),
+]
+
+
+@given(case=st.sampled_from(FIXED_CASES))
+def test_fixed_cases(case):
+    """Inputs Hypothesis does not build (every case runs: sampled_from is exhausted)."""
+    messages, variables = case
+    assert_parity(NAME, messages, variables)
+
+
 def test_template_lines_exercised():
     assert_template_lines_exercised(NAME)
