@@ -1,0 +1,183 @@
+"""The engines compared, each built once per format and called as ``engine(workload) -> str``.
+
+- ``chatformats`` — ``chatformats.render(name, messages, now=NOW, **variables)``: the template
+  layer, what the jinja2 and minijinja engines do.
+- ``chatformats.apply`` — ``chatformats.apply_chat_template(name, messages, tools=...,
+  add_generation_prompt=True, now=NOW)``: the pipeline layer, what transformers'
+  ``apply_chat_template`` does (normalise messages, alias reasoning fields, merge special tokens);
+  included when the package has it.
+- ``jinja2`` — the reference template compiled once by transformers' own
+  ``chat_template_utils._compile_jinja_template`` (its ``ImmutableSandboxedEnvironment``, filters
+  and globals: exactly the environment every transformers-based server renders in), then
+  ``template.render(messages=..., **variables)`` per request.  This is the reference output.
+- ``transformers`` — ``tokenizer.apply_chat_template(messages, tools=..., add_generation_prompt=
+  True, tokenize=False)`` on a tokenizer built in-process (a ``tokenizers`` WordLevel model whose
+  vocabulary is the special tokens, wrapped in ``PreTrainedTokenizerFast`` with the format's
+  special tokens and ``chat_template=`` the reference template; no download).
+- ``minijinja`` — minijinja-py's ``Environment(trim_blocks=True, lstrip_blocks=True)`` (Python
+  string methods through its default ``pycompat`` mode), with transformers' ``tojson`` filter,
+  ``raise_exception`` and ``strftime_now`` as Python callbacks, the template added once and
+  rendered with ``render_template(name, messages=..., **variables)``.
+
+The clock: every engine sees ``NOW``.  transformers' ``strftime_now`` reads the module global
+``datetime`` of ``transformers.utils.chat_template_utils`` at call time, so :func:`fix_clock`
+replaces that name for the whole run (both the ``jinja2`` and the ``transformers`` engines use
+it); minijinja's ``strftime_now`` formats ``NOW``; chatformats gets ``now=NOW``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Callable, Dict, Optional, Tuple
+
+NOW = datetime(2026, 3, 7, 14, 5, 9)
+
+Engine = Callable[[Dict[str, Any]], str]
+
+#: Report order.
+ENGINES = ("chatformats", "chatformats.apply", "jinja2", "transformers", "minijinja")
+
+
+def variables(name: str, workload: Dict[str, Any]) -> Dict[str, Any]:
+    """The template variables of one request at the template layer: what transformers passes
+    to the template for ``apply_chat_template(messages, tools=..., add_generation_prompt=True)``
+    (``tools`` and ``documents`` are always passed, ``None`` when absent, and the tokenizer's
+    special tokens are merged in)."""
+    import chatformats
+
+    out: Dict[str, Any] = dict(chatformats.get_format(name).special_tokens)
+    out["tools"] = workload.get("tools")
+    out["documents"] = None
+    out["add_generation_prompt"] = True
+    return out
+
+
+class _FixedClock(datetime):
+    @classmethod
+    def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
+        return NOW if tz is None else NOW.replace(tzinfo=tz)
+
+
+def fix_clock() -> None:
+    """Make transformers' ``strftime_now`` read ``NOW`` (for the rest of the process)."""
+    from transformers.utils import chat_template_utils as tcu
+
+    tcu.datetime = _FixedClock  # type: ignore[misc]
+
+
+def chatformats_render(name: str) -> Engine:
+    import chatformats
+
+    render = chatformats.render
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return render(name, workload["messages"], now=NOW, **workload["variables"])
+
+    return engine
+
+
+def chatformats_apply(name: str) -> Optional[Engine]:
+    import chatformats
+
+    apply = getattr(chatformats, "apply_chat_template", None)
+    if apply is None:
+        return None
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return apply(name, workload["messages"], tools=workload.get("tools"),  # type: ignore[no-any-return]
+                     add_generation_prompt=True, now=NOW)
+
+    return engine
+
+
+def jinja2_engine(name: str) -> Engine:
+    import chatformats
+    from transformers.utils import chat_template_utils as tcu
+
+    template = tcu._compile_jinja_template(chatformats.get_format(name).template_source())
+    render = template.render
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return render(messages=workload["messages"], **workload["variables"])  # type: ignore[no-any-return]
+
+    return engine
+
+
+_TOKENIZERS: Dict[str, Any] = {}
+
+
+def tokenizer(name: str) -> Any:
+    """A fast tokenizer carrying format ``name``'s reference template and special tokens."""
+    if name not in _TOKENIZERS:
+        import chatformats
+        from tokenizers import Tokenizer, models
+        from transformers import PreTrainedTokenizerFast
+
+        fmt = chatformats.get_format(name)
+        specials = dict(fmt.special_tokens)
+        vocab = {"[UNK]": 0}
+        for token in specials.values():
+            vocab.setdefault(token, len(vocab))
+        backend = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+        _TOKENIZERS[name] = PreTrainedTokenizerFast(
+            tokenizer_object=backend, chat_template=fmt.template_source(), **specials
+        )
+    return _TOKENIZERS[name]
+
+
+def transformers_engine(name: str) -> Engine:
+    apply = tokenizer(name).apply_chat_template
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return apply(workload["messages"], tools=workload.get("tools"),  # type: ignore[no-any-return]
+                     add_generation_prompt=True, tokenize=False)
+
+    return engine
+
+
+def minijinja_engine(name: str) -> Engine:
+    import chatformats
+    import minijinja
+
+    def tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
+               sort_keys: bool = False) -> str:
+        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                          sort_keys=sort_keys)
+
+    def raise_exception(message: Any) -> None:
+        raise minijinja.TemplateError(str(message))
+
+    def strftime_now(fmt: str) -> str:
+        return NOW.strftime(fmt)
+
+    env = minijinja.Environment(trim_blocks=True, lstrip_blocks=True, pycompat=True)
+    env.add_filter("tojson", tojson)
+    env.add_function("raise_exception", raise_exception)
+    env.add_function("strftime_now", strftime_now)
+    env.add_template(name, chatformats.get_format(name).template_source())
+    render = env.render_template
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return render(name, messages=workload["messages"], **workload["variables"])  # type: ignore[no-any-return]
+
+    return engine
+
+
+BUILDERS: Dict[str, Callable[[str], Optional[Engine]]] = {
+    "chatformats": chatformats_render,
+    "chatformats.apply": chatformats_apply,
+    "jinja2": jinja2_engine,
+    "transformers": transformers_engine,
+    "minijinja": minijinja_engine,
+}
+
+
+def build(engine: str, name: str) -> Tuple[Optional[Engine], str]:
+    """``(callable, "")``, or ``(None, why)`` when the engine is not available."""
+    try:
+        return BUILDERS[engine](name), ""
+    except ImportError as exc:
+        return None, f"not installed: {exc}"
+    except Exception as exc:  # noqa: BLE001 — e.g. a template minijinja cannot parse
+        return None, f"{type(exc).__name__}: {exc}"

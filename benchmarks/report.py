@@ -1,0 +1,210 @@
+"""The results as a Markdown table (``results.md``) and a scaling plot (``scaling.png``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List
+
+from . import workloads as W
+
+_ENGINE_COLUMNS = ("chatformats", "chatformats.apply", "jinja2", "transformers", "minijinja")
+_RATIO_COLUMNS = (("jinja2/chatformats", "jinja2 / cf"), ("minijinja/chatformats", "minijinja / cf"),
+                  ("transformers/chatformats.apply", "transformers / cf.apply"))
+
+
+def _time(info: Dict[str, Any]) -> str:
+    status = info.get("status")
+    if status == "ok" and "median_s" in info:
+        s = info["median_s"]
+        text = f"{s * 1e6:,.0f} µs" if s < 1e-3 * 10 else (f"{s * 1e3:,.1f} ms" if s < 10 else f"{s:,.1f} s")
+        return text + ("¹" if info.get("samples", 0) < 3 else "")
+    if status == "capped":
+        return f"capped (est. {info['estimate_s']:,.0f} s)"
+    if status is None:
+        return "—"
+    return status
+
+
+def _ratio(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.1f}×"
+    return str(value) if value is not None else "—"
+
+
+def _fmt_ms(value: float) -> str:
+    return f"{value:,.1f} ms"
+
+
+def summary_tables(report: Dict[str, Any]) -> str:
+    """The headline tables: targets, the ratio per format x workload, scaling, import, memory."""
+    s = report["summary"]
+    lines: List[str] = []
+    machine = report["machine"]
+    lines.append(f"Machine: {machine.get('cpu', '?')}, {machine.get('cpus')} CPUs, Python {machine['python']} "
+                 f"({machine['platform']}); " + ", ".join(f"{k} {v}" for k, v in machine["versions"].items() if v)
+                 + f". Load average at start {', '.join(f'{x:.2f}' for x in machine.get('load_average_at_start', []))}.")
+    lines.append("")
+    lines.append("| target | result | met |")
+    lines.append("|---|---|---|")
+    t = s["targets"]
+    for label in ("jinja2/chatformats", "minijinja/chatformats"):
+        if label in t:
+            r = t[label]
+            lines.append(f"| {label}: geometric mean ≥ {r['geomean_target']:g}×, every workload ≥ {r['min_target']:g}× "
+                         f"| geometric mean {r['geomean']:.1f}×, lowest {r['min']:.1f}× ({r['min_at']}) "
+                         f"| {'yes' if r['met'] else '**no**'} |")
+    if "linear" in t:
+        r = t["linear"]
+        lines.append(f"| chatformats time(10,000)/time(1,000) ≤ {r['target']:g} | highest {r['max']:.1f} ({r['at']}) "
+                     f"| {'yes' if r['met'] else '**no**'} |")
+    if "import" in t:
+        r = t["import"]
+        lines.append(f"| `import chatformats` after `json`, `datetime` ≤ {r['target']:g} ms | {r['ms']:.2f} ms "
+                     f"| {'yes' if r['met'] else '**no**'} |")
+    lines.append("")
+    # ratio matrix
+    workloads = [w for w in W.WORKLOADS if w in report["workloads"]]
+    for label, title in _RATIO_COLUMNS[:2] + (("transformers/chatformats.apply", "transformers / cf.apply"),):
+        rows = [r for r in report["results"] if label in r.get("ratios", {})]
+        if not rows:
+            continue
+        lines.append(f"**{label}** (median of same-round ratios; higher is faster chatformats)")
+        lines.append("")
+        lines.append("| format | " + " | ".join(workloads) + " |")
+        lines.append("|---|" + "---:|" * len(workloads))
+        for fmt in report["formats"]:
+            cells = []
+            for wl in workloads:
+                res = next((r for r in report["results"] if r["format"] == fmt and r["workload"] == wl), None)
+                value = res.get("ratios", {}).get(label) if res else None
+                if value is None and res:
+                    num = label.split("/")[0]
+                    st = res["engines"].get(num, {}).get("status")
+                    value = st if st and st != "ok" else None
+                cells.append(_ratio(value))
+            lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
+        lines.append("")
+    # scaling
+    for series, table in s["scaling"].items():
+        lines.append(f"**time(10,000 messages) / time(1,000 messages), {series} workloads** (linear is 10)")
+        lines.append("")
+        lines.append("| format | " + " | ".join(_ENGINE_COLUMNS) + " |")
+        lines.append("|---|" + "---:|" * len(_ENGINE_COLUMNS))
+        for fmt, values in table.items():
+            lines.append(f"| {fmt} | " + " | ".join(_ratio(values.get(e)) if isinstance(values.get(e), float)
+                                                   else (values.get(e) or "—") for e in _ENGINE_COLUMNS) + " |")
+        lines.append("")
+    if report.get("import"):
+        lines.append("**Import time** (fresh interpreter that has imported `json` and `datetime`; median)")
+        lines.append("")
+        lines.append("| import | time |")
+        lines.append("|---|---:|")
+        for label, r in report["import"].items():
+            lines.append(f"| `{label}` | {_fmt_ms(r['median_ms']) if 'median_ms' in r else r} |")
+        lines.append("")
+    if report.get("memory"):
+        lines.append("**Peak memory of the 10,000-message render** (`chat_10000`; growth of the process's peak RSS "
+                     "during one render / `tracemalloc` peak of the Python heap, fresh interpreter per cell)")
+        lines.append("")
+        lines.append("| format | " + " | ".join(_ENGINE_COLUMNS) + " |")
+        lines.append("|---|" + "---:|" * len(_ENGINE_COLUMNS))
+        for fmt, engines in report["memory"].items():
+            cells = []
+            for e in _ENGINE_COLUMNS:
+                m = engines.get(e)
+                if not m:
+                    cells.append("—")
+                elif "error" in m:
+                    cells.append("error")
+                else:
+                    traced = f" / {m['tracemalloc_peak_mb']:.1f}" if "tracemalloc_peak_mb" in m else ""
+                    cells.append(f"{m['rss_peak_growth_mb']:.1f}{traced} MB")
+            lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def markdown(report: Dict[str, Any]) -> str:
+    lines = ["# Benchmark results", "", "Written by `python -m benchmarks` (see `benchmarks/README.md`).", ""]
+    lines.append(summary_tables(report))
+    lines.append("## Median time per render")
+    lines.append("")
+    lines.append("`cf` is `chatformats.render` (template layer), `cf.apply` is `chatformats.apply_chat_template` "
+                 "(pipeline layer, compared with transformers). ¹ fewer than three samples (slow engine).")
+    lines.append("")
+    lines.append("| format | workload | messages | " + " | ".join(_ENGINE_COLUMNS) + " | "
+                 + " | ".join(t for _, t in _RATIO_COLUMNS) + " |")
+    lines.append("|---|---|---:|" + "---:|" * (len(_ENGINE_COLUMNS) + len(_RATIO_COLUMNS)))
+    for r in report["results"]:
+        cells = [_time(r["engines"].get(e, {})) for e in _ENGINE_COLUMNS]
+        ratios = [_ratio(r.get("ratios", {}).get(label)) for label, _ in _RATIO_COLUMNS]
+        lines.append(f"| {r['format']} | {r['workload']} | {r['messages']:,} | " + " | ".join(cells) + " | "
+                     + " | ".join(ratios) + " |")
+    lines.append("")
+    problems = report["summary"].get("problems")
+    notes = report.get("engine_notes")
+    if problems or notes or report.get("skipped_formats"):
+        lines.append("## Engines not timed")
+        lines.append("")
+        for fmt, why in report.get("skipped_formats", {}).items():
+            lines.append(f"- format {fmt}: {why}")
+        for fmt, engines in (notes or {}).items():
+            for e, why in engines.items():
+                lines.append(f"- {fmt} / {e}: {why}")
+        for p in problems or []:
+            lines.append(f"- {p}")
+        lines.append("")
+    lines.append(f"Run took {report['seconds']:.0f} s; load average at end "
+                 f"{', '.join(f'{x:.2f}' for x in report.get('load_average_at_end', []))}.")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def plot(report: Dict[str, Any], path: Path) -> None:
+    """Time against messages (log-log), one line per engine, one panel per format; the chat
+    series solid, the tool-trace series dashed, capped points hollow at their estimate."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    formats = report["formats"]
+    cols = min(3, len(formats)) or 1
+    rows = (len(formats) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)
+    colors = {"chatformats": "tab:green", "chatformats.apply": "tab:olive", "jinja2": "tab:red",
+              "transformers": "tab:purple", "minijinja": "tab:blue"}
+    from .run import SERIES
+
+    for i, fmt in enumerate(formats):
+        ax = axes[i // cols][i % cols]
+        for series, names in SERIES.items():
+            style = "-" if series == "chat" else "--"
+            for engine in _ENGINE_COLUMNS:
+                xs, ys, cx, cy = [], [], [], []
+                for wl in names:
+                    r = next((r for r in report["results"] if r["format"] == fmt and r["workload"] == wl), None)
+                    info = r["engines"].get(engine, {}) if r else {}
+                    if "median_s" in info:
+                        xs.append(r["messages"]), ys.append(info["median_s"])
+                    elif info.get("status") == "capped":
+                        cx.append(r["messages"]), cy.append(info["estimate_s"])
+                if xs:
+                    ax.plot(xs, ys, style, marker="o", ms=3, color=colors[engine],
+                            label=engine if series == "chat" else None)
+                if cx:
+                    ax.plot(cx, cy, "o", mfc="none", color=colors[engine])
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(fmt)
+        ax.set_xlabel("messages")
+        ax.set_ylabel("seconds per render")
+        ax.grid(True, which="major", alpha=0.3)
+    for j in range(len(formats), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower right" if len(formats) % cols else "upper center", ncol=1 if len(formats) % cols else 5)
+    fig.suptitle("Render time against conversation length (solid: chat, dashed: tool trace; hollow: capped, estimated)")
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
