@@ -44,6 +44,9 @@ args_split_re = re.compile(
 # Extracts the Returns: block from the docstring, if present
 returns_re = re.compile(r"\n\s*Returns:\n\s*(.*?)[\n\s]*(Raises:|\Z)", re.DOTALL)
 
+# ``X | Y`` hints (Python 3.10+)
+_UNION_TYPE = getattr(types, "UnionType", None)
+
 # The Python types that can be written directly as a JSON value (a schema "enum"), mapped to the
 # name of their JSON schema type
 JSON_SCALAR_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null"}
@@ -106,7 +109,7 @@ def _parse_type_hint(hint: Any) -> dict[str, Any]:
             )
         return json_schema_type
 
-    elif origin is Union or (hasattr(types, "UnionType") and origin is types.UnionType):
+    elif origin is Union or (_UNION_TYPE is not None and origin is _UNION_TYPE):
         subtypes = [_parse_type_hint(t) for t in args if t is not type(None)]
         if len(subtypes) == 1:
             return_dict = subtypes[0]
