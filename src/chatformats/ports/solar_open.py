@@ -298,7 +298,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             content = get("content", MISSING)
             if type(content) is not str:
                 raise concat_error(content, f"messages[{index}].content")
-            emit("<|begin|>user<|content|>" + content + _END)
+            emit("<|begin|>user<|content|>")  # pieces, not +: a long content is copied once
+            emit(content)
+            emit(_END)
         elif role == "tool":  # L110
             # L111-112
             prev_is_tool = index > 0 and attr(messages[index - 1], "role") == "tool"
@@ -322,11 +324,15 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             if think_all:  # L126
                 reasoning = get("reasoning", MISSING)
                 if reasoning:  # L127-128
-                    emit(_THINK_HEAD + need_str(reasoning, f"messages[{index}].reasoning") + _END)
+                    emit(_THINK_HEAD)
+                    emit(need_str(reasoning, f"messages[{index}].reasoning"))
+                    emit(_END)
             elif think_last:  # L130
                 reasoning = get("reasoning", MISSING)
                 if reasoning and index > last_user_idx:  # L131-132
-                    emit(_THINK_HEAD + need_str(reasoning, f"messages[{index}].reasoning") + _END)
+                    emit(_THINK_HEAD)
+                    emit(need_str(reasoning, f"messages[{index}].reasoning"))
+                    emit(_END)
             # L137-147
             tool_calls = get("tool_calls", MISSING)
             if tool_calls:  # L137
@@ -339,7 +345,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 content = get("content", MISSING)
                 if type(content) is not str:  # L146
                     raise concat_error(content, f"messages[{index}].content")
-                emit("<|begin|>assistant<|content|>" + content + _END)
+                emit("<|begin|>assistant<|content|>")
+                emit(content)
+                emit(_END)
 
     # L151-156: the generation prompt.
     if add_generation_prompt:
