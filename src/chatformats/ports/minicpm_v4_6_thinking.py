@@ -122,11 +122,13 @@ def _scan_last_query(messages: Sequence[Any]) -> Namespace:
     return Namespace(multi_step_tool=True, last_query_index=n - 1)
 
 
-def _tool_call_name(tool_call: Any, index: int, call_index: int) -> str:
+def _tool_call_name(tool_call: Any, unwrapped: bool, index: int, call_index: int) -> str:
+    """L103/105/108: ``'...<function=' + tool_call.name + '>\n'`` needs a string name."""
     name = attr(tool_call, "name")
     if type(name) is str:
         return name
-    return need_str(name, f"messages[{index}].tool_calls[{call_index}].name")
+    where = ".function" if unwrapped else ""
+    return need_str(name, f"messages[{index}].tool_calls[{call_index}]{where}.name")
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
@@ -202,9 +204,10 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             # L96
             if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):
                 for call_index, tool_call in enumerate(tool_calls):  # L97
-                    if type(tool_call) is dict and "function" in tool_call:  # L98-100: is defined
+                    unwrapped = type(tool_call) is dict and "function" in tool_call
+                    if unwrapped:  # L98-100: `tool_call.function is defined` (even None)
                         tool_call = tool_call["function"]
-                    name = _tool_call_name(tool_call, index, call_index)
+                    name = _tool_call_name(tool_call, unwrapped, index, call_index)
                     if call_index == 0:  # L101
                         if content.strip():  # L102-103
                             emit("\n\n<tool_call>\n<function=" + name + ">\n")
@@ -214,7 +217,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                         emit("\n<tool_call>\n<function=" + name + ">\n")
                     # L110: tool_call is a dict here (a non-dict has no name and failed above)
                     arguments = tool_call.get("arguments", MISSING)
-                    if arguments is not MISSING:
+                    if arguments is not MISSING:  # `is defined`
                         if type(arguments) is not dict:  # L111: |items of a non-mapping fails
                             items(arguments, f"messages[{index}].tool_calls[{call_index}].arguments")
                         for args_name, args_value in arguments.items():  # L111
@@ -236,8 +239,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                     emit("</function>\n</tool_call>")  # L118
             emit("<|im_end|>\n")  # L121
         elif role == "tool":  # L122
-            # L123: loop.previtem is undefined (false) for the first message, and a falsy
-            # previous message ({}, "", None, 0, []) opens no user turn either
+            # L123: loop.previtem is undefined (false) for the first message.  The truthiness
+            # test is kept literally; a falsy previous message ({}, "", None) cannot get here,
+            # as it has no role and already raised "Unexpected message role." (L134-135).
             previous = messages[index - 1] if index else MISSING
             if previous and attr(previous, "role") != "tool":
                 emit("<|im_start|>user")  # L124
