@@ -135,11 +135,13 @@ def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
             continue
         tool_calls = msg.get("tool_calls", MISSING)
         if msg.get("role", MISSING) == "assistant" and tool_calls:  # L68
-            try:
-                calls = iterate(tool_calls, f"messages[{index}].tool_calls")  # L69
-            except ChatFormatError as exc:
-                failure = exc
-                break
+            calls = tool_calls  # L69
+            if type(calls) is not list and type(calls) is not tuple:
+                try:
+                    calls = iterate(tool_calls, f"messages[{index}].tool_calls")
+                except ChatFormatError as exc:
+                    failure = exc
+                    break
             for call_index, tool_call in enumerate(calls):
                 if type(tool_call) is not dict:
                     continue  # its .id is undefined: never equal to a string
@@ -337,9 +339,11 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             tool_calls = get("tool_calls", MISSING)
             if tool_calls:  # L137
                 emit("<|begin|>assistant<|tool_calls|>")  # L138
-                path = f"messages[{index}].tool_calls"
-                for call_index, tool_call in enumerate(iterate(tool_calls, path)):  # L139
-                    _render_tool_call(emit, tool_call, path, call_index)  # L140-142
+                calls = tool_calls  # L139
+                if type(calls) is not list and type(calls) is not tuple:
+                    calls = iterate(tool_calls, f"messages[{index}].tool_calls")
+                for call_index, tool_call in enumerate(calls):
+                    _render_tool_call(emit, tool_call, index, call_index)  # L140-142
                 emit("<|calls|>")  # L144 (no <|end|>)
             else:
                 content = get("content", MISSING)
@@ -357,7 +361,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     return "".join(out)
 
 
-def _render_tool_call(emit: Emit, tool_call: Any, path: str, call_index: int) -> None:
+def _render_tool_call(emit: Emit, tool_call: Any, index: int, call_index: int) -> None:
     """L140-142: one tool call; its ``id`` and ``function.name`` are concatenated (so must be
     strings), its ``function.arguments`` go through ``render_tool_arguments``."""
     if type(tool_call) is dict:
@@ -366,15 +370,18 @@ def _render_tool_call(emit: Emit, tool_call: Any, path: str, call_index: int) ->
     else:
         call_id = function = MISSING
     if type(call_id) is not str:  # L140: "<|tool_call:begin|>" + tool_call.id
-        raise concat_error(call_id, f"{path}[{call_index}].id")
+        raise concat_error(call_id, f"messages[{index}].tool_calls[{call_index}].id")
     if type(function) is dict:
         name = function.get("name", MISSING)
         arguments = function.get("arguments", MISSING)
+    elif function is MISSING:  # L140: .name of undefined
+        raise UndefinedValueError(
+            f"messages[{index}].tool_calls[{call_index}].function is undefined (reading .name)"
+        )
     else:
-        name = attr(function, "name", f"{path}[{call_index}].function")
-        arguments = MISSING
+        name = arguments = MISSING  # an attribute of any other value is undefined
     if type(name) is not str:  # L140: + tool_call.function.name
-        raise concat_error(name, f"{path}[{call_index}].function.name")
+        raise concat_error(name, f"messages[{index}].tool_calls[{call_index}].function.name")
     emit("<|tool_call:begin|>" + call_id + "<|tool_call:name|>" + name + "<|tool_call:args|>")
     emit(render_tool_arguments(arguments))  # L141
     emit("<|tool_call:end|>")  # L142
