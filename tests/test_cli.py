@@ -538,28 +538,58 @@ def test_jsonl_lone_surrogate_is_kept_escaped(capsysbinary, tmp_path):
     assert json.loads(out)["prompt"] == expected_pipeline("cogito", [{"role": "user", "content": "a\ud800b"}])
 
 
-@given(conversations=st.lists(st.one_of(s.conversations, s.json_value), max_size=3))
-def test_jsonl_line_equals_the_library(conversations):
-    """The per-line worker behind --jsonl: a prompt equal to apply_chat_template's, or an error
-    record, for any JSON line at all."""
+#: Any line a JSONL dataset may hold: the three input shapes (with any values inside) or any JSON.
+jsonl_data = st.one_of(
+    s.conversations,
+    st.fixed_dictionaries({"messages": s.conversations},
+                          optional={"tools": s.tools_any, "add_generation_prompt": s.variable_values,
+                                    "enable_thinking": s.variable_values, "now": s.scalars}),
+    st.fixed_dictionaries({"model": st.just("m"), "messages": s.conversations},
+                          optional={"tools": s.tools_any, "temperature": s.scalars,
+                                    "chat_template_kwargs": st.one_of(
+                                        st.dictionaries(st.sampled_from(
+                                            ["enable_thinking", "add_generation_prompt", "tools"]),
+                                            s.variable_values, max_size=2),
+                                        s.json_value)}),
+    s.json_value,
+)
+
+
+@given(data=jsonl_data, lineno=st.integers(1, 10**6))
+def test_jsonl_line_equals_the_library(data, lineno):
+    """The per-line worker behind --jsonl, on any JSON line: a prompt equal to
+    apply_chat_template's for the line's shape, or an error record naming the line."""
     opts = cli.Options("qwen3-tool-agent", now=NOW)
-    for lineno, data in enumerate(conversations, 1):
-        raw = json.dumps(data).encode("utf-8", "surrogatepass") + b"\n"
-        got_line, out, error = cli.render_line(opts, (lineno, raw))
-        record = json.loads(out)
-        assert got_line == lineno
-        loaded = json.loads(raw)
-        try:
-            conv = cli.parse_conversation(loaded)
-            expected: Any = chatformats.apply_chat_template(
-                "qwen3-tool-agent", conv.messages, now=NOW,
-                **{k: v for k, v in conv.variables.items()})
-        except (chatformats.ChatFormatError, cli.InputError):
-            expected = None
-        if isinstance(expected, str):
-            assert record == {"prompt": expected} and error is None
+    raw = json.dumps(data).encode("utf-8") + b"\n"
+    got_line, out, error = cli.render_line(opts, (lineno, raw))
+    record = json.loads(out)
+    assert got_line == lineno
+    expected: Any = None
+    loaded = json.loads(raw)
+    if isinstance(loaded, list):
+        messages, variables = loaded, {}
+    elif isinstance(loaded, dict) and "messages" in loaded and "now" not in loaded:
+        messages = loaded["messages"]
+        if "model" in loaded:
+            kwargs = loaded.get("chat_template_kwargs")
+            variables = {k: loaded[k] for k in ("tools",) if k in loaded}
+            variables.update(kwargs if isinstance(kwargs, dict) else {})
+            if kwargs is not None and not isinstance(kwargs, dict):
+                messages = None  # refused: chat_template_kwargs must be an object
         else:
-            assert set(record) == {"error", "line"} and record["line"] == lineno and error
+            variables = {k: v for k, v in loaded.items() if k != "messages"}
+    else:
+        messages = None
+    if messages is not None:
+        try:
+            expected = chatformats.apply_chat_template("qwen3-tool-agent", messages, now=NOW, **variables)
+        except chatformats.ChatFormatError:
+            pass
+    if isinstance(expected, str):
+        assert record == {"prompt": expected} and error is None
+    else:
+        assert set(record) == {"error", "line"} and record["line"] == lineno and error
+        assert "\n" not in error
 
 
 def test_progress_plain_counter(monkeypatch, capsys):
