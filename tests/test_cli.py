@@ -772,3 +772,22 @@ def test_verify_uses_one_clock_for_both_sides(capsysbinary, tmp_path, layer):
     status, out, err = run(capsysbinary, "verify", "llama-3.2-vision", path, "--layer", layer,
                            "--now", "1999-12-31")
     assert status == 0, out + err.encode()
+
+
+def test_continue_final_message_from_the_file(capsysbinary, tmp_path):
+    messages = [{"role": "user", "content": "Say something."},
+                {"role": "assistant", "content": "The answer is"}]
+    path = write_json(tmp_path, {"messages": messages, "continue_final_message": True})
+    for name in PORTED:
+        status, out, err = run(capsysbinary, "render", name, path, "--now", NOW_ARG)
+        expected = expected_pipeline(name, messages, continue_final_message=True)
+        assert expected.endswith("The answer is")
+        assert (status, out.decode(), err) == (0, expected, "")
+
+
+def test_the_command_never_imports_jinja2_or_transformers_to_render():
+    code = ("import sys, chatformats.cli as c; "
+            "assert c.main(['render', 'cogito', 'examples/messages.json']) == 0; "
+            "assert not [m for m in sys.modules if m.split('.')[0] in ('jinja2', 'transformers')]")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True)
+    assert result.returncode == 0, result.stderr
