@@ -12,11 +12,7 @@ render them, in pure Python.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from ._jinja import check_json_like
-from ._registry import ChatFormat, formats, get_format
-from .pipeline import apply_chat_template
 from .errors import (
     ChatFormatError,
     InternalError,
@@ -27,6 +23,42 @@ from .errors import (
     UndefinedValueError,
     UnknownFormatError,
 )
+
+# Importing chatformats loads only this module and the errors: the registry, the pipeline, the
+# Jinja primitives and each port load on first use (``render`` imports a format's port the
+# first time it renders that format; the names below come from ``__getattr__``), so the import
+# stays in the low milliseconds in a process that has already imported ``json`` and
+# ``datetime``.  ``TYPE_CHECKING`` is a plain constant so that ``typing`` itself is not imported.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._registry import ChatFormat, PortFunction, formats, get_format
+    from .pipeline import apply_chat_template
+
+_LAZY = {
+    "formats": "._registry",
+    "get_format": "._registry",
+    "ChatFormat": "._registry",
+    "apply_chat_template": ".pipeline",
+}
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, not a catch-all __getattr__
+
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'chatformats' has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 
@@ -47,6 +79,29 @@ __all__ = [
 ]
 
 
+#: Each format's port function, looked up on first use (importing the port lazily).
+_PORTS: dict[str, PortFunction] = {}
+
+
+def _load_port(name: str) -> PortFunction:
+    """The port of format ``name`` (importing the registry, the primitives and the port on first
+    use); raises :class:`UnknownFormatError` or, for a format not ported, ``ChatFormatError``."""
+    global _check_json_like
+    from ._jinja import check_json_like
+    from ._registry import get_format
+
+    _check_json_like = check_json_like
+    port = get_format(name).port
+    _PORTS[name] = port
+    return port
+
+
+def _check_json_like(value: Any, path: str) -> None:  # replaced by _jinja's on first render
+    from ._jinja import check_json_like
+
+    check_json_like(value, path)
+
+
 def render(name: str, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
     """Render ``messages`` with the chat template of format ``name``.
 
@@ -61,11 +116,15 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
     :class:`TemplateError` with ``msg``; where Jinja would fail otherwise, another
     :class:`ChatFormatError`.
     """
-    port = get_format(name).port
+    try:
+        port = _PORTS[name]
+    except (KeyError, TypeError):  # first use of this format, or a name that is not one
+        port = _load_port(name)
     if type(messages) is not list and type(messages) is not tuple:
         raise InvalidConversation(
             f"messages must be a list of messages, not {type(messages).__name__}"
         )
+    check_json_like = _check_json_like
     check_json_like(messages, "messages")
     for key, value in variables.items():
         check_json_like(value, key)
