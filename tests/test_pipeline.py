@@ -118,6 +118,28 @@ class ModelLike:
         return f"ModelLike({self._data!r})"
 
 
+try:
+    import pydantic
+
+    class PydanticMessage(pydantic.BaseModel):
+        """A message as the OpenAI SDK returns it: a pydantic model, unset fields ``None``."""
+
+        role: str
+        content: Optional[str] = None
+        tool_calls: Optional[List[Dict[str, Any]]] = None
+        reasoning_content: Optional[str] = None
+
+    PYDANTIC_CASES: List[Any] = [
+        ([PydanticMessage(role="user", content="hi"),
+          PydanticMessage(role="assistant", reasoning_content="r", tool_calls=[
+              {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}])], {}),
+        ([PydanticMessage(role="user", content="hi"), PydanticMessage(role="assistant", content="Sure ")],
+         {"continue_final_message": True}),
+    ]
+except ImportError:  # pragma: no cover
+    PYDANTIC_CASES = []
+
+
 @dataclasses.dataclass
 class Message:
     role: Any = None
@@ -382,6 +404,10 @@ def call_arguments(draw: st.DrawFn) -> Tuple[Any, Dict[str, Any]]:
                           ("continue_final_message", continue_values)):
         if draw(st.booleans()):
             kwargs[key] = draw(strategy)
+    if kwargs.get("tools") is not None and draw(st.integers(0, 3)) == 0:
+        kwargs["tools"] = draw(dressed(kwargs["tools"]))
+    if kwargs.get("documents") is not None and draw(st.integers(0, 3)) == 0:
+        kwargs["documents"] = draw(dressed(kwargs["documents"]))
     variables = draw(template_variables)
     for key in list(variables):
         if draw(st.integers(0, 5)) == 0:
@@ -562,6 +588,10 @@ CASES = [
     ([{"role": "assistant", "content": "x", "tool_calls": "y"}], {"continue_final_message": "tool_calls"}),
     ([{"role": "assistant", "content": "x", "thinking": "t "}], {"continue_final_message": "thinking"}),
     ([{"role": "assistant", "content": "x"}], {"continue_final_message": "zzz_not_there"}),
+    # numpy scalars and enums as values and variables
+    ([{"role": "user", "content": np.str_("q"), "n": np.int64(3), "flag": np.bool_(False)}],
+     {"enable_thinking": np.bool_(False), "bos_token": Color.BLUE}),
+    *PYDANTIC_CASES,
 ]
 
 
