@@ -86,10 +86,24 @@ def _is_numpy_scalar(value: Any) -> bool:
 
 
 def _plain(value: Any) -> Any:
-    """transformers' ``_plain_template_data``, branch for branch and in its order."""
+    """transformers' ``_plain_template_data``, branch for branch and in its order (exact
+    dicts, lists and tuples first: no subclass test can match them)."""
     tp = type(value)
-    if value is None or tp is str or tp is int or tp is float or tp is bool:
+    if tp in _EXACT_SCALARS:
         return value
+    if tp is dict:
+        out = {}
+        for key, item in value.items():
+            if type(item) not in _EXACT_SCALARS:
+                item = _plain(item)
+            if type(key) is not str:
+                key = _plain(key)
+            out[key] = item
+        return out
+    if tp is list:
+        return [item if type(item) in _EXACT_SCALARS else _plain(item) for item in value]
+    if tp is tuple:
+        return tuple([item if type(item) in _EXACT_SCALARS else _plain(item) for item in value])
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, int):
@@ -254,6 +268,9 @@ def _tool_schemas(tools: Any) -> list[Any]:
 
 Prompt = Union[str, List[str]]
 
+#: Each format's port function, looked up once.
+_PORTS: dict[str, Callable[..., str]] = {}
+
 
 def apply_chat_template(
     name: str,
@@ -280,7 +297,9 @@ def apply_chat_template(
     ``chat_template`` are a ``TypeError`` (chatformats renders text, with its own templates).
     """
     fmt = get_format(name)
-    port = fmt.port
+    port = _PORTS.get(name)
+    if port is None:
+        port = _PORTS[name] = fmt.port
     if now is None:
         now = datetime.now()
     elif not isinstance(now, datetime):
