@@ -127,7 +127,8 @@ class ToolNameIndex:
 
 def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
     """L66-76 for all ids at once, in one pass over ``messages``."""
-    parts: Dict[str, List[str]] = {}
+    names: Dict[str, str] = {}
+    repeated: Dict[str, List[str]] = {}
     errors: Dict[str, ChatFormatError] = {}
     failure: Optional[ChatFormatError] = None
     for index, msg in enumerate(messages):  # L67
@@ -149,22 +150,30 @@ def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
                 if type(call_id) is not str or call_id in errors:  # L70
                     continue
                 function = tool_call.get("function", MISSING)
-                try:
-                    if function is MISSING:  # L71: .name of undefined
-                        raise UndefinedValueError(
-                            f"messages[{index}].tool_calls[{call_index}].function is undefined "
-                            "(reading .name)"
-                        )
-                    name = to_str(attr(function, "name"))  # L71
-                except ChatFormatError as exc:
-                    errors[call_id] = exc
+                if function is MISSING:  # L71: .name of undefined fails
+                    errors[call_id] = UndefinedValueError(
+                        f"messages[{index}].tool_calls[{call_index}].function is undefined "
+                        "(reading .name)"
+                    )
                     continue
-                found = parts.get(call_id)
-                if found is None:
-                    parts[call_id] = [name]
-                else:
-                    found.append(name)
-    names = {call_id: "".join(found) for call_id, found in parts.items()}
+                name = attr(function, "name")  # L71: {{ tool_call.function.name }}
+                if type(name) is not str:
+                    try:
+                        name = to_str(name)
+                    except ChatFormatError as exc:
+                        errors[call_id] = exc
+                        continue
+                first = names.get(call_id)
+                if first is None:
+                    names[call_id] = name
+                else:  # another call with this id: all matches, in order, concatenated
+                    found = repeated.get(call_id)
+                    if found is None:
+                        repeated[call_id] = [first, name]
+                    else:
+                        found.append(name)
+    for call_id, found in repeated.items():
+        names[call_id] = "".join(found)
     return ToolNameIndex(names=names, errors=errors, failure=failure)
 
 
@@ -304,9 +313,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             emit(content)
             emit(_END)
         elif role == "tool":  # L110
-            # L111-112
-            prev_is_tool = index > 0 and attr(messages[index - 1], "role") == "tool"
-            next_is_tool = index < last_index and attr(messages[index + 1], "role") == "tool"
+            # L111-112 (``attr`` of a message that is not a dict is undefined: not "tool")
+            prev = messages[index - 1] if index > 0 else None
+            prev_is_tool = index > 0 and type(prev) is dict and prev.get("role", MISSING) == "tool"
+            after = messages[index + 1] if index < last_index else None
+            next_is_tool = (
+                index < last_index and type(after) is dict and after.get("role", MISSING) == "tool"
+            )
             if not prev_is_tool:  # L113-115
                 emit("<|begin|>tool<|tool_response|>")
             tool_call_id = get("tool_call_id", MISSING)
