@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
-from .._jinja import MISSING, attr, concat_error, item, iterate, to_str, tojson, trim
+from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, trim
 from ..errors import TemplateTypeError
 
 # The string literals, newlines as the template holds them.
@@ -110,62 +110,82 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         emit(_EOT)  # L46
 
     offset = v.offset
+    _missing = MISSING
     for index, message in enumerate(v.messages):  # L50
-        if type(message) is dict:
-            role = message.get("role", MISSING)
-            tool_calls = message.get("tool_calls", MISSING)
-        else:  # no other JSON value has these attributes: both undefined
-            role = attr(message, "role")
-            tool_calls = attr(message, "tool_calls")
+        if type(message) is not dict:
+            # No other JSON value has a role or tool_calls: Case 1, whose message['role'] (L54)
+            # is undefined and cannot be concatenated.
+            raise concat_error(item(message, "role"), f"messages[{index + offset}].role")
+        role = message.get("role", _missing)
+        # ``tool_calls is defined and tool_calls is not none`` (L53, L69): the key is present
+        # and not None, i.e. ``get`` does not give None.
+        tool_calls = message.get("tool_calls")
         # L53: Case 1 - not (role ipython/tool/tool_results, or tool_calls defined and not none)
-        if not (
-            role == "ipython"
-            or role == "tool"
-            or role == "tool_results"
-            or (tool_calls is not MISSING and tool_calls is not None)
-        ):
-            header_role = item(message, "role")  # L54: message['role']
-            if type(header_role) is not str:
-                raise concat_error(header_role, f"messages[{index + offset}].role")
-            emit(_HEADER_OPEN + header_role + _HEADER_CLOSE)  # L54-56
-            content = item(message, "content")
-            if type(content) is str:  # L57-58
-                emit(content.strip())
+        if not (role == "ipython" or role == "tool" or role == "tool_results" or tool_calls is not None):
+            if type(role) is not str:  # L54: '...' + message['role'] (the same key of a dict)
+                raise concat_error(role, f"messages[{index + offset}].role")
+            content = message.get("content", _missing)  # a dict: anything else failed above
+            if type(content) is str:  # L54-58, L66
+                emit(f"{_HEADER_OPEN}{role}{_HEADER_CLOSE}{content.strip()}{_EOT}")
             else:  # L59-64
+                emit(f"{_HEADER_OPEN}{role}{_HEADER_CLOSE}")  # L54-56
                 for part in _content_parts(content, index + offset):
-                    if type(part) is dict and part.get("type", MISSING) == "text":  # L61
-                        emit(trim(part.get("text", MISSING)))  # L62
-            emit(_EOT)  # L66
+                    if type(part) is dict and part.get("type", _missing) == "text":  # L61
+                        emit(trim(part.get("text", _missing)))  # L62
+                emit(_EOT)  # L66
 
         # L69: Case 2 - the same condition again (kept literally): tool_calls wins over any role
-        elif tool_calls is not MISSING and tool_calls is not None:
-            emit(_ASSISTANT_HEADER)  # L70-72
-            content = message.get("content", MISSING)
-            if type(content) is str:  # L73-74
-                emit(content.strip())
+        elif tool_calls is not None:
+            content = message.get("content", _missing)
+            if type(content) is str:  # L70-74, L87
+                emit(f"{_ASSISTANT_HEADER}{content.strip()}[")
             else:  # L75-85
+                emit(_ASSISTANT_HEADER)  # L70-72
                 for part in _content_parts(content, index + offset):
-                    if type(part) is dict and part.get("type", MISSING) == "text":  # L77
-                        text = trim(part.get("text", MISSING))
+                    if type(part) is dict and part.get("type", _missing) == "text":  # L77
+                        text = trim(part.get("text", _missing))
                         emit(text)  # L78
                         if text != "":  # L79-83
                             emit(_PART_SEP)
-            emit("[")  # L87 (left unclosed when there is no tool call)
-            _tool_calls(emit, tool_calls, index + offset)  # L88-101
+                emit("[")  # L87 (left unclosed when there is no tool call)
+            # L88-101: each call's function as JSON, "id" spliced in over its last character
+            calls = tool_calls if type(tool_calls) is list else _calls(tool_calls, index + offset)
+            last = len(calls) - 1
+            for k, tool_call in enumerate(calls):
+                function = tool_call.get("function", _missing) if type(tool_call) is dict else _missing
+                if function is _missing:  # L89: undefined|tojson (a non-dict call has no function)
+                    raise _undefined_json(f"messages[{index + offset}].tool_calls[{k}].function")
+                try:
+                    out_json = tojson(function)  # L89: set out = tool_call.function|tojson
+                except TemplateTypeError as exc:
+                    raise TemplateTypeError(f"messages[{index + offset}].tool_calls[{k}].function: {exc}") from None
+                call_id = tool_call.get("id", _missing)  # a dict: it has a function
+                if call_id is _missing:  # L90-91: not tool_call.id is defined
+                    emit(out_json)
+                else:  # L92-94: out[:-1] cuts the last character whatever the JSON is
+                    if type(call_id) is not str:
+                        raise concat_error(call_id, f"messages[{index + offset}].tool_calls[{k}].id")
+                    emit(f"{out_json[:-1]}{_ID_OPEN}{call_id}{_ID_CLOSE}")
+                emit(", " if k != last else _CALLS_END)  # L96-100: not loop.last
 
         # L104: Case 3 - always true here (kept literally); ``.role`` and ``["role"]`` agree on
         # the dicts that reach it.
         elif role == "ipython" or role == "tool_results" or role == "tool":
-            emit(_IPYTHON_HEADER)  # L105-107
-            content_json = _content_json(message.get("content", MISSING), index + offset)
-            tool_call_id = message.get("tool_call_id", MISSING)
-            if tool_call_id is not MISSING and tool_call_id != "":  # L108-109
+            content = message.get("content", _missing)
+            if content is _missing:  # L109/L111: undefined|tojson
+                raise _undefined_json(f"messages[{index + offset}].content")
+            try:
+                content_json = tojson(content)
+            except TemplateTypeError as exc:
+                raise TemplateTypeError(f"messages[{index + offset}].content: {exc}") from None
+            tool_call_id = message.get("tool_call_id", _missing)
+            if tool_call_id is not _missing and tool_call_id != "":  # L108-109
                 if type(tool_call_id) is not str:
                     raise concat_error(tool_call_id, f"messages[{index + offset}].tool_call_id")
-                emit(_CONTENT_OPEN + content_json + _CALL_ID_OPEN + tool_call_id + _ID_CLOSE)
-            else:  # L110-111
-                emit(_CONTENT_OPEN + content_json + "}")
-            emit(_EOT)  # L113
+                emit(f"{_IPYTHON_HEADER}{_CONTENT_OPEN}{content_json}{_CALL_ID_OPEN}{tool_call_id}"
+                     f"{_ID_CLOSE}{_EOT}")  # L105-107, L109, L113
+            else:  # L105-107, L110-111, L113
+                emit(f"{_IPYTHON_HEADER}{_CONTENT_OPEN}{content_json}}}{_EOT}")
 
     if variables.get("add_generation_prompt", MISSING):  # L116
         emit(_ASSISTANT_HEADER)  # L117-119
@@ -183,49 +203,14 @@ def _content_parts(content: Any, index: int) -> Any:
     return iterate(content, f"messages[{index}].content")
 
 
-def _tool_calls(emit: Callable[[str], Any], tool_calls: Any, index: int) -> None:
-    """L88-101: each call's ``function`` as JSON, ``"id"`` spliced in before its last character
-    when the call has an ``id``; ``", "`` between calls, ``"]<|eot_id|>"`` after the last."""
-    tp = type(tool_calls)
-    calls = tool_calls if tp is list or tp is tuple else list(
-        iterate(tool_calls, f"messages[{index}].tool_calls"))
-    last = len(calls) - 1
-    for k, tool_call in enumerate(calls):
-        if type(tool_call) is dict:
-            function = tool_call.get("function", MISSING)
-        else:
-            function = attr(tool_call, "function")
-        # L89: set out = tool_call.function|tojson
-        if function is MISSING:
-            raise TemplateTypeError(
-                f"messages[{index}].tool_calls[{k}].function is undefined: "
-                "Object of type Undefined is not JSON serializable"
-            )
-        try:
-            out = tojson(function)
-        except TemplateTypeError as exc:
-            raise TemplateTypeError(f"messages[{index}].tool_calls[{k}].function: {exc}") from None
-        # tool_call is a dict here: anything else has an undefined function and failed above
-        call_id = tool_call.get("id", MISSING)
-        if call_id is MISSING:  # L90-91: not tool_call.id is defined
-            emit(out)
-        else:  # L92-94: out[:-1] cuts the last character whatever the JSON is
-            if type(call_id) is not str:
-                raise concat_error(call_id, f"messages[{index}].tool_calls[{k}].id")
-            emit(out[:-1] + _ID_OPEN + call_id + _ID_CLOSE)
-        if k != last:  # L96-97: not loop.last
-            emit(", ")
-        else:  # L98-99
-            emit(_CALLS_END)
+def _calls(tool_calls: Any, index: int) -> Any:
+    """L88: ``for tool_call in message.tool_calls`` when it is not a list: a tuple's items, a
+    string's characters, a dict's keys; a number or boolean fails."""
+    if type(tool_calls) is tuple:
+        return tool_calls
+    return list(iterate(tool_calls, f"messages[{index}].tool_calls"))
 
 
-def _content_json(content: Any, index: int) -> str:
-    """L109 / L111: ``message.content | tojson`` (an undefined content fails)."""
-    if content is MISSING:
-        raise TemplateTypeError(
-            f"messages[{index}].content is undefined: Object of type Undefined is not JSON serializable"
-        )
-    try:
-        return tojson(content)
-    except TemplateTypeError as exc:
-        raise TemplateTypeError(f"messages[{index}].content: {exc}") from None
+def _undefined_json(path: str) -> TemplateTypeError:
+    """``undefined|tojson``: transformers' filter hands jinja2's Undefined to ``json.dumps``."""
+    return TemplateTypeError(f"{path} is undefined: Object of type Undefined is not JSON serializable")
