@@ -57,8 +57,8 @@ def scan_last_query(messages: Sequence[Any]) -> Namespace:
     for index in range(n - 1, -1, -1):
         message = messages[index]
         # L21: role == "user" and content is string and not (startswith and endswith)
-        if attr(message, "role") == "user":
-            content = attr(message, "content")
+        if type(message) is dict and message.get("role", MISSING) == "user":  # attr(), inlined
+            content = message.get("content", MISSING)
             if type(content) is str and not (
                 content.startswith("<tool_response>") and content.endswith("</tool_response>")
             ):
@@ -68,15 +68,19 @@ def scan_last_query(messages: Sequence[Any]) -> Namespace:
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
     tools = variables.get("tools", MISSING)
+    # Output pieces are appended, never concatenated: a long content is copied once, by the
+    # final join (``extend`` adds one emission's pieces in one call).
     out: list[str] = []
     emit = out.append
+    extend = out.extend
 
     # L1-17: the system block.
     if tools:
         emit("<|im_start|>system\n")
         first = item(messages, 0, "messages")
         if attr(first, "role", "messages[0]") == "system":  # L3-5
-            emit(need_str(attr(first, "content"), "messages[0].content") + "\n\n")
+            emit(need_str(attr(first, "content"), "messages[0].content"))
+            emit("\n\n")
         emit(_PREAMBLE)  # L6
         emit(_TOOLS_HEAD)  # L7
         for tool in iterate(tools, "tools"):  # L8-11
@@ -86,25 +90,25 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     else:
         first = item(messages, 0, "messages")
         if attr(first, "role", "messages[0]") == "system":  # L14-16
-            emit(
-                "<|im_start|>system\n"
-                + need_str(attr(first, "content"), "messages[0].content")
-                + "<|im_end|>\n"
-            )
+            system_content = need_str(attr(first, "content"), "messages[0].content")
+            extend(("<|im_start|>system\n", system_content, "<|im_end|>\n"))
 
     ns = scan_last_query(messages)  # L18-25
     last_index = length(messages) - 1
 
     for index, message in enumerate(messages):  # L26
-        role = attr(message, "role")
-        content = attr(message, "content")
+        if type(message) is dict:  # attr(message, ...), inlined for the common case
+            role = message.get("role", MISSING)
+            content = message.get("content", MISSING)
+        else:  # any field of a message that is not a mapping is undefined
+            role = content = MISSING
         if type(content) is not str:  # L27-31
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L32-33
-            emit("<|im_start|>" + role + "\n" + content + "<|im_end|>\n")
-        elif role == "assistant":  # L34
+            extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
+        elif role == "assistant":  # L34 (so message is a dict)
             reasoning_content = ""  # L35
-            message_reasoning = attr(message, "reasoning_content")
+            message_reasoning = message.get("reasoning_content", MISSING)
             if type(message_reasoning) is str:  # L36-37
                 reasoning_content = message_reasoning
             elif "</think>" in content:  # L39-41
@@ -114,15 +118,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 content = content.split("</think>")[-1].lstrip("\n")
             if index > ns.last_query_index:  # L44
                 if index == last_index or reasoning_content:  # L45: last or (not last and rc)
-                    emit(
-                        "<|im_start|>" + role + "\n<think>\n" + reasoning_content.strip("\n")
-                        + "\n</think>\n\n" + content.lstrip("\n")
-                    )
+                    extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
+                            "\n</think>\n\n", content.lstrip("\n")))
                 else:  # L47-48
-                    emit("<|im_start|>" + role + "\n" + content)
+                    extend(("<|im_start|>", role, "\n", content))
             else:  # L50-51
-                emit("<|im_start|>" + role + "\n" + content)
-            tool_calls = attr(message, "tool_calls")
+                extend(("<|im_start|>", role, "\n", content))
+            tool_calls = message.get("tool_calls", MISSING)
             if tool_calls:  # L53
                 path = f"messages[{index}].tool_calls"
                 for call_index, tool_call in enumerate(iterate(tool_calls, path)):  # L54
@@ -131,23 +133,20 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                     function = attr(tool_call, "function")
                     if function:  # L58-60
                         tool_call = function
-                    emit('<tool_call>\n{"name": "')  # L61
-                    emit(to_str(attr(tool_call, "name")))  # L62
-                    emit('", "arguments": ')  # L63
                     arguments = attr(tool_call, "arguments")
-                    if type(arguments) is str:  # L64-68
-                        emit(arguments)
-                    else:
-                        emit(tojson(arguments))
-                    emit("}\n</tool_call>")  # L69
+                    extend((
+                        '<tool_call>\n{"name": "',  # L61
+                        to_str(attr(tool_call, "name")),  # L62
+                        '", "arguments": ',  # L63
+                        arguments if type(arguments) is str else tojson(arguments),  # L64-68
+                        "}\n</tool_call>",  # L69
+                    ))
             emit("<|im_end|>\n")  # L72
         elif role == "tool":  # L73
             # L74: loop.first or messages[loop.index0 - 1].role != "tool"
             if index == 0 or attr(messages[index - 1], "role") != "tool":
                 emit("<|im_start|>user")
-            emit("\n<tool_response>\n")  # L77-79
-            emit(content)
-            emit("\n</tool_response>")
+            extend(("\n<tool_response>\n", content, "\n</tool_response>"))  # L77-79
             # L80: loop.last or messages[loop.index0 + 1].role != "tool"
             if index == last_index or attr(messages[index + 1], "role") != "tool":
                 emit("<|im_end|>\n")
