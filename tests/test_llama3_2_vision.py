@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+
+from chatformats import ChatFormatError
+from chatformats._jinja import MISSING, tojson_indented
 
 from . import strategies as s
 from .parity import assert_parity, assert_template_lines_exercised
@@ -126,6 +130,8 @@ def test_shared_realistic_conversations(messages, variables):
 @example(messages=["user"], variables={})  # message['role'] undefined
 @example(messages=[{"role": "user", "content": {"type": "image"}}], variables={})  # mapping: keys only
 @example(messages=[{"role": "user", "content": "image"}], variables={"tools": None, "custom_tools": [1]})
+@example(messages=[{"role": "user", "content": "x"}], variables={"bos_token": 10**5000})  # str() fails
+@example(messages=[{"role": "user", "content": "x"}], variables={"tools": [{"n": 10**5000}]})
 @example(messages=[{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}],
          variables={"date_string": 5})
 def test_any_shape(messages, variables):
@@ -209,6 +215,26 @@ def test_tool_calls(messages, variables):
          variables={"raise_exception": "f"})  # the L44 call fails as a TypeError instead
 def test_shadowed_names(messages, variables):
     assert_parity(NAME, messages, variables)
+
+
+@given(value=st.one_of(s.json_values(max_leaves=20), st.sampled_from(s.TOOL_SCHEMAS)),
+       indent=st.integers(0, 4))
+@example(value={1: [], 1.5: {}, True: (), False: "x", None: float("nan"), "k": [float("-inf"), 10**30]},
+         indent=4)
+@example(value=[[[]], {}, [{"a": {"b": [1, 2.5e-8]}}]], indent=0)
+def test_tojson_indented(value, indent):
+    """The fast ``tojson(indent=n)`` primitive is ``json.dumps(..., indent=n)`` byte for byte."""
+    assert tojson_indented(value, indent) == json.dumps(value, ensure_ascii=False, indent=indent)
+
+
+def test_tojson_indented_failures():
+    cyclic: list = [1]
+    cyclic.append({"a": cyclic})
+    for bad in (cyclic, [10**5000], {"a": {"b": [MISSING]}}):
+        with pytest.raises(ChatFormatError):
+            tojson_indented(bad, 4)
+    with pytest.raises(ChatFormatError):
+        tojson_indented(MISSING, 4)
 
 
 def test_template_lines_exercised():

@@ -376,3 +376,126 @@ def _path(root: str, where: Any) -> str:
         where, key = where
         parts.append(f".{key}" if type(key) is str and key.isidentifier() else f"[{key!r}]")
     return root + "".join(reversed(parts))
+
+
+_INF = float("inf")
+
+
+def _json_float(value: float) -> str:
+    # json.encoder's floatstr with allow_nan=True
+    if value != value:
+        return "NaN"
+    if value == _INF:
+        return "Infinity"
+    if value == -_INF:
+        return "-Infinity"
+    return float.__repr__(value)
+
+
+def tojson_indented(value: Any, indent: int) -> str:
+    """``value|tojson(indent=n)`` as transformers defines it: ``json.dumps(value,
+    ensure_ascii=False, indent=n)``, byte for byte, about four times faster.
+
+    On Python < 3.13 ``json.dumps`` with an indent runs json's pure-Python encoder; this walks
+    JSON-like data (exact types, see :func:`check_json_like`) once, with json's own C string
+    encoder for strings, its float spelling (``NaN``, ``Infinity``) and key conversion
+    (``true``/``false``/``null``/numbers as strings), and fails as ``json.dumps`` does on a
+    circular structure, an int too long to print or undefined::
+
+        {{ {'a': [1, 'é'], 'b': {}}|tojson(indent=2) }} -> "{\\n  \\"a\\": [\\n    1,\\n    \\"é\\"\\n  ],\\n  \\"b\\": {}\\n}"
+
+    ``tests/test_llama3_2_vision.py`` checks it against ``json.dumps`` on generated values.
+    """
+    if value is MISSING:
+        raise TemplateTypeError("Object of type Undefined is not JSON serializable")
+    step = " " * indent
+    out: list[str] = []
+    emit = out.append
+    markers: set[int] = set()
+    enc_str = json.encoder.encode_basestring  # json's C string encoder (ensure_ascii=False)
+
+    def enc(obj: Any, newline: str) -> None:
+        tp = type(obj)
+        if tp is str:
+            emit(enc_str(obj))
+        elif tp is dict:
+            if not obj:
+                emit("{}")
+                return
+            marker = id(obj)
+            if marker in markers:
+                raise ValueError("Circular reference detected")
+            markers.add(marker)
+            inner = newline + step
+            opener = "{" + inner
+            sep = "," + inner
+            first = True
+            for key, sub in obj.items():
+                kt = type(key)
+                if kt is not str:
+                    if kt is float:
+                        key = _json_float(key)
+                    elif key is True:
+                        key = "true"
+                    elif key is False:
+                        key = "false"
+                    elif key is None:
+                        key = "null"
+                    elif kt is int:
+                        key = int.__repr__(key)
+                    else:
+                        raise TypeError(
+                            f"keys must be str, int, float, bool or None, not {kt.__name__}"
+                        )
+                emit((opener if first else sep) + enc_str(key) + ": ")
+                first = False
+                if type(sub) is str:
+                    emit(enc_str(sub))
+                else:
+                    enc(sub, inner)
+            emit(newline + "}")
+            markers.discard(marker)
+        elif tp is list or tp is tuple:
+            if not obj:
+                emit("[]")
+                return
+            marker = id(obj)
+            if marker in markers:
+                raise ValueError("Circular reference detected")
+            markers.add(marker)
+            inner = newline + step
+            sep = "," + inner
+            emit("[" + inner)
+            first = True
+            for sub in obj:
+                if first:
+                    first = False
+                else:
+                    emit(sep)
+                if type(sub) is str:
+                    emit(enc_str(sub))
+                else:
+                    enc(sub, inner)
+            emit(newline + "]")
+            markers.discard(marker)
+        elif obj is None:
+            emit("null")
+        elif obj is True:
+            emit("true")
+        elif obj is False:
+            emit("false")
+        elif tp is int:
+            emit(int.__repr__(obj))
+        elif tp is float:
+            emit(_json_float(obj))
+        else:
+            raise TypeError(f"Object of type {tp.__name__} is not JSON serializable")
+
+    try:
+        enc(value, "\n")
+    except RecursionError:
+        raise NestingTooDeep("value is nested too deeply for tojson") from None
+    except (TypeError, ValueError) as exc:
+        raise TemplateTypeError(f"tojson failed: {exc}") from None
+    return "".join(out)
+

@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 from .._jinja import (
     MISSING,
     attr,
+    concat_error,
     contains,
     item,
     iterate,
@@ -33,6 +34,7 @@ from .._jinja import (
     need_str,
     to_str,
     tojson,
+    tojson_indented,
     trim,
     type_name,
 )
@@ -62,6 +64,7 @@ _EOT = "<|eot_id|>"
 _ASSISTANT_HEAD = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 _IPYTHON_HEAD = "<|start_header_id|>ipython<|end_header_id|>\n\n"
 _IMAGE = "<|image|>"
+_TOOL_ROLES = ("ipython", "tool")  # L93
 
 _MSG_IMAGES = "Prompting with images is incompatible with system messages."
 _MSG_NO_FIRST_USER = "Cannot put tools in the first user message when there's no first user message!"
@@ -125,10 +128,23 @@ def scan_images(messages: Sequence[Any], offset: int) -> ImageNamespace:
     return ImageNamespace(has_images=has_images)
 
 
+def _path(index: int, suffix: str = "") -> str:
+    """The path of ``messages[index]`` (built only when an error names it)."""
+    return f"messages[{index}]{suffix}"
+
+
+def len_or_fail(tool_calls: Any, index: int) -> int:
+    """L108: ``message.tool_calls | length`` (0 for undefined; ``None``, numbers fail)."""
+    tp = type(tool_calls)
+    if tp is list or tp is tuple or tp is str or tp is dict:
+        return len(tool_calls)
+    return length(tool_calls, _path(index, ".tool_calls"))
+
+
 def _tools_json(tools: Any, emit: Any) -> None:
     """L61-64 and L84-87: ``for t in tools: t|tojson(indent=4) + "\\n\\n"``."""
     for t in iterate(tools, "tools"):
-        emit(tojson(t, indent=4))
+        emit(tojson_indented(t, 4))
         emit("\n\n")
 
 
@@ -202,45 +218,61 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
 
     emit(_NL)  # L90
     for index, message in enumerate(messages, offset):  # L92-126
-        is_dict = type(message) is dict
-        role = message.get("role", MISSING) if is_dict else MISSING
+        if type(message) is dict:
+            role = message.get("role", MISSING)
+            has_tool_calls = "tool_calls" in message
+        else:  # message.role is undefined; `in` is a substring/element test, or fails
+            role = MISSING
+            has_tool_calls = contains(message, "tool_calls", _path(index))
         # L93: not (message.role in ['ipython', 'tool'] or 'tool_calls' in message)
-        if not (role in ("ipython", "tool") or contains(message, "tool_calls", f"messages[{index}]")):
-            emit("<|start_header_id|>" + need_str(role, f"messages[{index}].role") + "<|end_header_id|>\n\n")
-            content = message.get("content", MISSING) if is_dict else MISSING
+        if not (role in _TOOL_ROLES or has_tool_calls):
+            if type(role) is not str:  # L94: message['role'] (undefined for a non-mapping)
+                raise concat_error(role, _path(index, ".role"))
+            content = message.get("content", MISSING) if type(message) is dict else MISSING
             if type(content) is str:  # L95-96
-                emit(content)
-            else:  # L97-105
-                for part in iterate(content, f"messages[{index}].content"):
-                    if type(part) is dict:
-                        part_type = part.get("type", MISSING)
-                        if part_type == "image":  # L99-100
-                            emit(_IMAGE)
-                        elif part_type == "text":  # L101-102
-                            emit(to_str(part.get("text", MISSING)))
+                emit("<|start_header_id|>" + role + "<|end_header_id|>\n\n" + content + _EOT)
+                continue
+            emit("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
+            # L97-105 (the L35 scan already failed on a content that is not iterable)
+            for part in iterate(content, _path(index, ".content")):
+                if type(part) is dict:  # content['type'] is undefined for anything else
+                    part_type = part.get("type", MISSING)
+                    if part_type == "image":  # L99-100
+                        emit(_IMAGE)
+                    elif part_type == "text":  # L101-102
+                        text = part.get("text", MISSING)
+                        emit(text if type(text) is str else to_str(text))
             emit(_EOT)  # L106
-        elif contains(message, "tool_calls"):  # L107: the same test again, kept as written
-            tool_calls = message.get("tool_calls", MISSING) if is_dict else MISSING
-            if length(tool_calls, f"messages[{index}].tool_calls") != 1:  # L108-110
+        elif has_tool_calls:  # L107: the same test again, kept as written
+            tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
+            if len_or_fail(tool_calls, index) != 1:  # L108-110
                 raise raise_exception(variables, _MSG_SINGLE_CALL, "line 109")
-            path = f"messages[{index}].tool_calls[0]"
-            tool_call = attr(item(tool_calls, 0), "function", path)  # L111
-            emit(_ASSISTANT_HEAD)  # L112
-            name = attr(tool_call, "name", path + ".function")
-            emit('{"name": "' + need_str(name, path + ".function.name") + '", "parameters": ')  # L113
-            emit(tojson(attr(tool_call, "arguments", path + ".function")))  # L114
-            emit("}")  # L115
-            emit(_EOT)  # L116
+            # L111: message.tool_calls[0].function
+            first_call = item(tool_calls, 0)
+            if type(first_call) is dict:
+                tool_call = first_call.get("function", MISSING)
+            else:
+                tool_call = attr(first_call, "function", _path(index, ".tool_calls[0]"))
+            if type(tool_call) is dict:
+                name = tool_call.get("name", MISSING)
+                arguments = tool_call.get("arguments", MISSING)
+            else:
+                name = attr(tool_call, "name", _path(index, ".tool_calls[0].function"))
+                arguments = MISSING
+            if type(name) is not str:  # L113: '{"name": "' + tool_call.name + ...
+                raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
+            emit(_ASSISTANT_HEAD + '{"name": "' + name + '", "parameters": ')  # L112-113
+            emit(tojson(arguments))  # L114 (undefined arguments fail here)
+            emit("}" + _EOT)  # L115-116
         elif role in ("tool", "ipython"):  # L117: always true here, kept as written
-            emit(_IPYTHON_HEAD)  # L118
-            content = message.get("content", MISSING) if is_dict else MISSING
+            content = message.get("content", MISSING)
             tp = type(content)
             # L119: content is mapping or content is iterable (a string too, so it is quoted)
-            if tp is dict or tp is list or tp is tuple or tp is str or content is MISSING:
-                emit(tojson(content))  # L120 (undefined content fails here)
+            if tp is str or tp is dict or tp is list or tp is tuple or content is MISSING:
+                # L118, L120 (undefined content fails in tojson), L124
+                emit(_IPYTHON_HEAD + tojson(content) + _EOT)
             else:  # L122: unreachable, the L35 scan failed on such a content
-                emit(to_str(content))
-            emit(_EOT)  # L124
+                emit(_IPYTHON_HEAD + to_str(content) + _EOT)
 
     emit(_NL)  # L127
     if get("add_generation_prompt", MISSING):  # L129-131
