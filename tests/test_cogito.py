@@ -119,6 +119,8 @@ def test_realistic_conversations(messages, variables):
 @example(messages=[{"role": "system", "content": None}], variables={})  # None|trim is "None"
 @example(messages=[{"role": "system", "content": ["a"]}], variables={"enable_thinking": 1})
 @example(messages=[{"role": 1, "content": "x"}], variables={})  # non-string role (L54)
+@example(messages=[{"role": "system", "content": 10**5000}], variables={})  # str() of a too-long int fails
+@example(messages=[{"role": "assistant", "tool_calls": [{"function": [10**5000]}]}], variables={})  # so does tojson
 def test_any_shape(messages, variables):
     assert_parity(NAME, messages, variables)
 
@@ -231,6 +233,28 @@ def test_system_block_and_variables(system, has_system, variables):
         messages.insert(0, {"role": "system"})
     elif has_system >= 2:
         messages.insert(0, {"role": "system", "content": system})
+    assert_parity(NAME, messages, variables)
+
+
+def _cyclic_cases() -> list[tuple[list[Any], dict[str, Any]]]:
+    loop: list[Any] = ["x"]
+    loop.append(loop)
+    looped: dict[str, Any] = {"name": "f"}
+    looped["self"] = looped
+    return [
+        ([{"role": "system", "content": loop}, {"role": "user", "content": loop}], {}),
+        ([{"role": "user", "content": "x"}], {"tools": [looped]}),
+        ([{"role": "assistant", "tool_calls": [{"function": looped}]}], {}),
+        ([{"role": "tool", "content": loop, "tool_call_id": "c"}], {}),
+        ([{"role": "assistant", "content": loop, "tool_calls": [{"function": {}}]}], {}),
+    ]
+
+
+@given(case=st.sampled_from(_cyclic_cases()))
+def test_cyclic_values(case):
+    """Cyclic data is JSON-like to chatformats: ``|trim`` renders its repr (``[[...]]``),
+    ``tojson`` fails on it, iterating it terminates."""
+    messages, variables = case
     assert_parity(NAME, messages, variables)
 
 
