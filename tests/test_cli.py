@@ -644,9 +644,21 @@ def _break_port(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """Make the port of ``name`` drop one character (an auditor's nightmare)."""
     import importlib
 
+    _replace_port(monkeypatch, name, lambda real: lambda m, v, now: real(m, v, now).replace("\n\n", "\n", 1))
+
+
+def _replace_port(monkeypatch: pytest.MonkeyPatch, name: str, make: Any) -> None:
+    """Replace the port of ``name`` by ``make(real_port)`` wherever it is looked up (the port
+    module, and the caches of ports of ``chatformats.render`` and ``apply_chat_template``)."""
+    import importlib
+
     module = importlib.import_module(f"chatformats.ports.{chatformats.get_format(name).module}")
-    real = module.render
-    monkeypatch.setattr(module, "render", lambda m, v, now: real(m, v, now).replace("\n\n", "\n", 1))
+    fake = make(module.render)
+    monkeypatch.setattr(module, "render", fake)
+    for holder in (chatformats, importlib.import_module("chatformats.pipeline")):
+        ports = getattr(holder, "_PORTS", None)
+        if isinstance(ports, dict):
+            monkeypatch.setitem(ports, name, fake)
 
 
 @pytest.mark.parametrize("layer", ["template", "pipeline"])
@@ -663,15 +675,12 @@ def test_verify_reports_a_difference_with_a_diff(capsysbinary, monkeypatch, tmp_
 
 
 def test_verify_reports_a_failure_mismatch(capsysbinary, monkeypatch, tmp_path):
-    import importlib
-
     name = "cogito"
-    module = importlib.import_module("chatformats.ports.cogito")
 
     def failing(m: Any, v: Any, now: Any) -> str:
         raise chatformats.TemplateError("made up")
 
-    monkeypatch.setattr(module, "render", failing)
+    _replace_port(monkeypatch, name, lambda real: failing)
     status, out, _ = run(capsysbinary, "verify", name, write_json(tmp_path, MESSAGES), "--layer", "template")
     assert status == cli.EXIT_DIFFERENT
     assert "port      fails: TemplateError: made up" in out.decode()

@@ -605,6 +605,7 @@ def _load_reference(layer: str) -> Any:
 
         try:
             importlib.import_module("transformers.utils.chat_template_utils")
+            importlib.import_module("tokenizers")
         except ImportError:
             raise _NoReference(
                 "verify --layer pipeline compares with transformers' own apply_chat_template and "
@@ -636,59 +637,58 @@ def _reference_outcome(conv: Conversation, opts: Options) -> _Outcome:
     return _transformers_outcome(opts.format, conv.messages, variables, now)
 
 
+_TOKENIZERS: dict[str, Any] = {}
+
+
+def _transformers_tokenizer(name: str) -> Any:
+    """A transformers tokenizer carrying format ``name``'s reference template and its model's
+    special tokens, built in-process (no download): a ``PreTrainedTokenizerFast`` around a
+    ``tokenizers`` word-level model whose vocabulary is the special tokens."""
+    if name not in _TOKENIZERS:
+        tokenizers = importlib.import_module("tokenizers")
+        transformers = importlib.import_module("transformers")
+        fmt = get_format(name)
+        specials = dict(fmt.special_tokens)
+        vocab = {"[UNK]": 0}
+        for token in specials.values():
+            vocab.setdefault(token, len(vocab))
+        backend = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
+        _TOKENIZERS[name] = transformers.PreTrainedTokenizerFast(
+            tokenizer_object=backend, chat_template=fmt.template_source(), **specials
+        )
+    return _TOKENIZERS[name]
+
+
 def _transformers_outcome(name: str, messages: Any, variables: dict[str, Any],
                           now: datetime) -> _Outcome:
-    """``tokenizer.apply_chat_template(messages, tokenize=False, ...)`` of transformers, step for
-    step as ``PreTrainedTokenizerBase.apply_chat_template`` takes it (a tokenizer that carries
-    this format's template and special tokens), with ``strftime_now`` on ``now``."""
+    """``tokenizer.apply_chat_template(messages, tokenize=False, ...)`` of transformers itself,
+    for a tokenizer that carries this format's template and special tokens, with the template's
+    ``strftime_now`` on ``now`` (transformers' ``strftime_now`` reads the module global
+    ``datetime`` of ``transformers.utils.chat_template_utils`` at each call: it is swapped for
+    the duration of the render)."""
     ctu: Any = importlib.import_module("transformers.utils.chat_template_utils")
     exceptions = importlib.import_module("jinja2.exceptions")
-    fmt = get_format(name)
-    params = {key: variables.pop(key) for key in _PIPELINE_PARAMS if key in variables}
-    add_generation_prompt = params.get("add_generation_prompt", False)
-    continue_final_message = params.get("continue_final_message", False)
+    tokenizer = _transformers_tokenizer(name)
     real_datetime = ctu.datetime
 
     class _Clock(real_datetime):  # type: ignore[misc, valid-type]
         @classmethod
         def now(cls, tz: Any = None) -> Any:
-            return now
+            return now if tz is None else now.replace(tzinfo=tz)
 
+    ctu.datetime = _Clock
     try:
-        if isinstance(messages, (list, tuple)) and len(messages) == 0:
-            raise ValueError(
-                "Cannot apply chat template to an empty conversation. Provide at least one message."
-            )
-        batched = isinstance(messages, (list, tuple)) and (
-            isinstance(messages[0], (list, tuple)) or hasattr(messages[0], "messages"))
-        conversations = [ctu._normalize_chat_messages(c)
-                         for c in (messages if batched else [messages])]
-        if continue_final_message and add_generation_prompt:
-            raise ValueError(
-                "continue_final_message and add_generation_prompt are not compatible. Use "
-                "continue_final_message when you want the model to continue the final message, "
-                "and add_generation_prompt when you want to add a header that will prompt it to "
-                "start a new assistant message instead."
-            )
-        kwargs = {**fmt.special_tokens, **variables}
-        ctu.datetime = _Clock
-        try:
-            rendered, _ = ctu.render_jinja_template(
-                conversations=conversations, tools=params.get("tools"),
-                documents=params.get("documents"), chat_template=fmt.template_source(),
-                continue_final_message=continue_final_message,
-                add_generation_prompt=add_generation_prompt, **kwargs,
-            )
-        finally:
-            ctu.datetime = real_datetime
+        result = tokenizer.apply_chat_template(messages, tokenize=False, **variables)
     except exceptions.TemplateError as exc:
         kind = "raise_exception" if type(exc) is exceptions.TemplateError else "other"
         return _Outcome(kind=kind, message=exc.message, exc_type=type(exc).__name__)
     except Exception as exc:  # noqa: BLE001 — every failure is an outcome
         return _Outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
-    if batched:
+    finally:
+        ctu.datetime = real_datetime
+    if not isinstance(result, str):
         return _Outcome(kind="other", message="a batch of conversations", exc_type="InputError")
-    return _Outcome(text=rendered[0])
+    return _Outcome(text=result)
 
 
 def _compare(port: _Outcome, reference: _Outcome) -> str | None:
