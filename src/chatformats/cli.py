@@ -842,7 +842,8 @@ def _add_input_options(p: argparse.ArgumentParser, what: str) -> None:
                         "--var date_string='\"26 Jul 2024\"' (repeatable; overrides the file)")
     p.add_argument("--progress", action="store_true", default=None,
                    help="show a progress bar on stderr (default: when stderr is a terminal)")
-    p.add_argument("--no-progress", dest="progress", action="store_false")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="never show the progress bar")
 
 
 def build_parser() -> argparse.ArgumentParser:
