@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import chatformats
@@ -556,6 +556,9 @@ jsonl_data = st.one_of(
 
 
 @given(data=jsonl_data, lineno=st.integers(1, 10**6))
+@example(data={"messages": [{"role": "user", "content": "hi"}], "tokenize": True}, lineno=1)
+@example(data={"messages": [{"role": "user", "content": "hi"}], "chat_template": "{{ 1 }}"}, lineno=1)
+@example(data={"model": "m", "messages": [], "chat_template_kwargs": {"tokenize": 1}}, lineno=2)
 def test_jsonl_line_equals_the_library(data, lineno):
     """The per-line worker behind --jsonl, on any JSON line: a prompt equal to
     apply_chat_template's for the line's shape, or an error record naming the line."""
@@ -583,7 +586,7 @@ def test_jsonl_line_equals_the_library(data, lineno):
     if messages is not None:
         try:
             expected = chatformats.apply_chat_template("qwen3-tool-agent", messages, now=NOW, **variables)
-        except chatformats.ChatFormatError:
+        except (chatformats.ChatFormatError, TypeError):  # TypeError: a keyword the API refuses
             pass
     if isinstance(expected, str):
         assert record == {"prompt": expected} and error is None
@@ -800,3 +803,12 @@ def test_the_command_never_imports_jinja2_or_transformers_to_render():
             "assert not [m for m in sys.modules if m.split('.')[0] in ('jinja2', 'transformers')]")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_variables_the_api_refuses_are_input_errors(capsysbinary, tmp_path):
+    """transformers' own parameters that chatformats does not take (``tokenize``,
+    ``chat_template``) are refused by the Python API with a TypeError: one line, status 1."""
+    path = write_json(tmp_path, {"messages": MESSAGES, "tokenize": True})
+    status, out, err = run(capsysbinary, "render", "cogito", path)
+    assert (status, out) == (1, b"") and err.startswith(f"chatformats: {path}: ") and "tokenize" in err
+    assert err.count("\n") == 1

@@ -177,13 +177,18 @@ def render_conversation(conv: Conversation, opts: Options) -> str:
     :class:`InputError`."""
     variables = _variables(conv, opts)
     now = opts.clock()
-    if opts.layer == "template":
-        from . import render
+    try:
+        if opts.layer == "template":
+            from . import render
 
-        return render(opts.format, conv.messages, now=now, **variables)
-    apply_chat_template = _apply_chat_template()
-    params = {name: variables.pop(name) for name in _PIPELINE_PARAMS if name in variables}
-    result = apply_chat_template(opts.format, conv.messages, now=now, **params, **variables)
+            return render(opts.format, conv.messages, now=now, **variables)
+        apply_chat_template = _apply_chat_template()
+        params = {name: variables.pop(name) for name in _PIPELINE_PARAMS if name in variables}
+        result = apply_chat_template(opts.format, conv.messages, now=now, **params, **variables)
+    except ChatFormatError:
+        raise
+    except TypeError as exc:  # a variable the Python API refuses (tokenize, chat_template, ...)
+        raise InputError(str(exc)) from None
     if not isinstance(result, str):
         raise InputError(
             "messages: a batch of conversations (a list of lists); give one conversation per "
@@ -582,7 +587,7 @@ def _port_outcome(conv: Conversation, opts: Options) -> _Outcome:
         text = render_conversation(conv, opts)
     except TemplateError as exc:
         return _Outcome(kind="raise_exception", message=str(exc), exc_type=type(exc).__name__)
-    except ChatFormatError as exc:
+    except (ChatFormatError, InputError) as exc:
         return _Outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
     return _Outcome(text=text)
 
