@@ -812,3 +812,24 @@ def test_variables_the_api_refuses_are_input_errors(capsysbinary, tmp_path):
     status, out, err = run(capsysbinary, "render", "cogito", path)
     assert (status, out) == (1, b"") and err.startswith(f"chatformats: {path}: ") and "tokenize" in err
     assert err.count("\n") == 1
+
+
+def test_a_bug_in_one_line_does_not_cost_the_others(capsysbinary, monkeypatch, tmp_path):
+    def buggy(m: Any, v: Any, now: Any) -> str:
+        if m and m[0].get("content") == "boom":
+            raise KeyError("boom")
+        return real(m, v, now)
+
+    import importlib
+
+    real = importlib.import_module("chatformats.ports.cogito").render
+    monkeypatch.setattr(cli, "render_conversation",
+                        lambda conv, opts: buggy(conv.messages, {}, NOW))
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(json.dumps([{"role": "user", "content": c}]) for c in ("a", "boom", "b")) + "\n",
+                    encoding="utf-8")
+    status, out, err = run(capsysbinary, "render", "cogito", "--jsonl", str(path))
+    records = [json.loads(line) for line in out.splitlines()]
+    assert status == 1 and len(records) == 3
+    assert "prompt" in records[0] and "prompt" in records[2]
+    assert records[1] == {"error": "KeyError: 'boom' (this is a chatformats bug)", "line": 2}

@@ -247,8 +247,11 @@ def render_line(opts: Options, item: tuple[int, bytes]) -> tuple[int, bytes, str
         prompt = render_conversation(conv, opts)
     except (ChatFormatError, InputError) as exc:
         error = _describe(exc)
-        return lineno, _dumps_line({"error": error, "line": lineno}), error
-    return lineno, _dumps_line({"prompt": prompt}), None
+    except Exception as exc:  # noqa: BLE001 — a bug must not cost the other lines either
+        error = _describe(exc) + " (this is a chatformats bug)"
+    else:
+        return lineno, _dumps_line({"prompt": prompt}), None
+    return lineno, _dumps_line({"error": error, "line": lineno}), error
 
 
 # ------------------------------------------------------------------ files and progress
