@@ -107,7 +107,7 @@ def test_show(capsysbinary, name):
     status, out, _ = run(capsysbinary, "show", name)
     assert status == 0
     text = out.decode()
-    assert fmt.template_sha256 in text
+    assert f"{fmt.template_sha256} (verified)" in text
     assert str(fmt.template_path) in text
     for token in fmt.special_tokens.values():
         assert json.dumps(token, ensure_ascii=False) in text
@@ -115,7 +115,7 @@ def test_show(capsysbinary, name):
         assert model in text
     status, out, _ = run(capsysbinary, "show", name, "--json")
     info = json.loads(out)
-    assert info["sha256"] == fmt.template_sha256
+    assert info["sha256"] == fmt.template_sha256 and info["template_verified"] is True
     assert info["special_tokens"] == dict(fmt.special_tokens)
     assert info["variables"] == list(cli.TEMPLATE_VARIABLES[name])
     assert Path(info["template"]).is_file()
@@ -139,6 +139,15 @@ def test_show_variables_match_the_template(name):
     assigned |= {node.target.name for node in ast.find_all(jinja2.nodes.Assign)
                  if isinstance(node.target, jinja2.nodes.Name)}
     assert found - listed - {"messages"} <= assigned
+
+
+def test_show_reports_a_modified_template(capsysbinary, monkeypatch, tmp_path):
+    fmt = chatformats.get_format("cogito")
+    copy = tmp_path / fmt.template_file
+    copy.write_bytes(fmt.template_path.read_bytes() + b" ")
+    monkeypatch.setattr(type(fmt), "template_path", property(lambda self: tmp_path / self.template_file))
+    status, out, _ = run(capsysbinary, "show", "cogito")
+    assert status == 0 and b"MISMATCH: the file has " in out
 
 
 def test_show_by_model_id(capsysbinary):

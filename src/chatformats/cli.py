@@ -416,6 +416,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         "special_tokens": dict(fmt.special_tokens),
         "template": str(fmt.template_path),
         "sha256": fmt.template_sha256,
+        "template_verified": _template_check(fmt) == "verified",
         "variables": list(TEMPLATE_VARIABLES.get(fmt.name, ())),
     }
     if args.json:
@@ -430,12 +431,23 @@ def _cmd_show(args: argparse.Namespace) -> int:
         ("model ids", ", ".join(fmt.model_ids) or "- (no published model)"),
         ("special tokens", tokens or "- (none)"),
         ("template", info["template"]),
-        ("sha256", fmt.template_sha256),
+        ("sha256", f"{fmt.template_sha256} ({_template_check(fmt)})"),
         ("variables", ", ".join(info["variables"]) + "  (and messages)"),
     ]
     for label, value in lines:
         print(f"{label + ':':16}{value}")
     return EXIT_OK
+
+
+def _template_check(fmt: ChatFormat) -> str:
+    """``verified`` when the template file on disk has the pinned sha256, else what is wrong."""
+    import hashlib
+
+    try:
+        digest = hashlib.sha256(fmt.template_path.read_bytes()).hexdigest()
+    except OSError as exc:
+        return f"the file cannot be read: {exc.strerror or exc}"
+    return "verified" if digest == fmt.template_sha256 else f"MISMATCH: the file has {digest}"
 
 
 def _print_json(value: Any) -> None:
