@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
 from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, trim
-from ..errors import TemplateTypeError
+from ..errors import ChatFormatError, TemplateTypeError
 
 # The string literals, newlines as the template holds them.
 _THINKING = "Enable deep thinking subroutine."  # L18, L22
@@ -40,6 +40,9 @@ _IPYTHON_HEADER = "<|start_header_id|>ipython<|end_header_id|>\n\n"  # L105-107
 _CONTENT_OPEN = '{"content": '  # L109, L111
 _CALL_ID_OPEN = ', "call_id": "'  # L109
 _THINK_PREFILL = "<think>\n"  # L121 ('<think>\n': the escape is a newline)
+_RESPONSE_OPEN = _IPYTHON_HEADER + _CONTENT_OPEN  # L105-107 then L109/L111
+_RESPONSE_CLOSE_ID = _ID_CLOSE + _EOT  # L109 then L113
+_RESPONSE_CLOSE = "}" + _EOT  # L111 then L113
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ def prologue(messages: Sequence[Any], variables: Mapping[str, Any]) -> Variables
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
     out: list[str] = []
     emit = out.append
+    emit_all = out.extend  # several pieces at once: no concatenated copy of a long content
 
     emit(to_str(variables.get("bos_token", MISSING)))  # L1: str() of any value, "" if undefined
     v = prologue(messages, variables)  # L2-24
@@ -101,12 +105,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             if system_message != "":  # L32-36
                 emit(_TOOLS_SEP)
             emit(_TOOLS_HEAD)  # L37-38
-            for index, tool in enumerate(iterate(tools, "tools")):  # L39
-                try:
-                    emit(tojson(tool, indent=4))  # L40
-                except TemplateTypeError as exc:
-                    raise TemplateTypeError(f"tools[{index}]: {exc}") from None
-                emit(_TOOL_TAIL)  # L41-43
+            emit(_tools_block(tools))  # L39-44
         emit(_EOT)  # L46
 
     offset = v.offset
@@ -126,7 +125,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 raise concat_error(role, f"messages[{index + offset}].role")
             content = message.get("content", _missing)  # a dict: anything else failed above
             if type(content) is str:  # L54-58, L66
-                emit(f"{_HEADER_OPEN}{role}{_HEADER_CLOSE}{content.strip()}{_EOT}")
+                emit_all((_HEADER_OPEN, role, _HEADER_CLOSE, content.strip(), _EOT))
             else:  # L59-64
                 emit(f"{_HEADER_OPEN}{role}{_HEADER_CLOSE}")  # L54-56
                 for part in _content_parts(content, index + offset):
@@ -138,7 +137,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         elif tool_calls is not None:
             content = message.get("content", _missing)
             if type(content) is str:  # L70-74, L87
-                emit(f"{_ASSISTANT_HEADER}{content.strip()}[")
+                emit_all((_ASSISTANT_HEADER, content.strip(), "["))
             else:  # L75-85
                 emit(_ASSISTANT_HEADER)  # L70-72
                 for part in _content_parts(content, index + offset):
@@ -159,14 +158,14 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                     out_json = tojson(function)  # L89: set out = tool_call.function|tojson
                 except TemplateTypeError as exc:
                     raise TemplateTypeError(f"messages[{index + offset}].tool_calls[{k}].function: {exc}") from None
+                separator = ", " if k != last else _CALLS_END  # L96-100: not loop.last
                 call_id = tool_call.get("id", _missing)  # a dict: it has a function
                 if call_id is _missing:  # L90-91: not tool_call.id is defined
-                    emit(out_json)
+                    emit_all((out_json, separator))
                 else:  # L92-94: out[:-1] cuts the last character whatever the JSON is
                     if type(call_id) is not str:
                         raise concat_error(call_id, f"messages[{index + offset}].tool_calls[{k}].id")
-                    emit(f"{out_json[:-1]}{_ID_OPEN}{call_id}{_ID_CLOSE}")
-                emit(", " if k != last else _CALLS_END)  # L96-100: not loop.last
+                    emit_all((out_json[:-1], _ID_OPEN, call_id, _ID_CLOSE, separator))
 
         # L104: Case 3 - always true here (kept literally); ``.role`` and ``["role"]`` agree on
         # the dicts that reach it.
@@ -179,13 +178,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             except TemplateTypeError as exc:
                 raise TemplateTypeError(f"messages[{index + offset}].content: {exc}") from None
             tool_call_id = message.get("tool_call_id", _missing)
-            if tool_call_id is not _missing and tool_call_id != "":  # L108-109
+            if tool_call_id is not _missing and tool_call_id != "":  # L108-109, L105-107, L113
                 if type(tool_call_id) is not str:
                     raise concat_error(tool_call_id, f"messages[{index + offset}].tool_call_id")
-                emit(f"{_IPYTHON_HEADER}{_CONTENT_OPEN}{content_json}{_CALL_ID_OPEN}{tool_call_id}"
-                     f"{_ID_CLOSE}{_EOT}")  # L105-107, L109, L113
+                emit_all((_RESPONSE_OPEN, content_json, _CALL_ID_OPEN, tool_call_id, _RESPONSE_CLOSE_ID))
             else:  # L105-107, L110-111, L113
-                emit(f"{_IPYTHON_HEADER}{_CONTENT_OPEN}{content_json}}}{_EOT}")
+                emit_all((_RESPONSE_OPEN, content_json, _RESPONSE_CLOSE))
 
     if variables.get("add_generation_prompt", MISSING):  # L116
         emit(_ASSISTANT_HEADER)  # L117-119
@@ -201,6 +199,46 @@ def _content_parts(content: Any, index: int) -> Any:
     if tp is list or tp is tuple or content is MISSING:
         return content
     return iterate(content, f"messages[{index}].content")
+
+
+def _for_tools(tools: Any) -> str:
+    """L39-44: ``{% for t in tools %}{{ t|tojson(indent=4) }}\n\n{% endfor %}``."""
+    out: list[str] = []
+    for index, tool in enumerate(iterate(tools, "tools")):  # L39
+        try:
+            out.append(tojson(tool, indent=4))  # L40
+        except TemplateTypeError as exc:
+            raise TemplateTypeError(f"tools[{index}]: {exc}") from None
+        out.append(_TOOL_TAIL)  # L41-43
+    return "".join(out)
+
+
+# Rendered tool lists, keyed by the list's compact JSON. ``tojson(indent=4)`` runs json's
+# pure-Python encoder (below Python 3.13), the slowest part of a short tool conversation, and a
+# server sends the same tools with every request.  The indented text is a function of the compact
+# JSON (the same tokens with other whitespace), so the key is exact.  Bounded: at most
+# _TOOLS_CACHE_SIZE entries of lists up to _TOOLS_CACHE_KEY chars of JSON; full, it is emptied.
+_TOOLS_CACHE: dict[str, str] = {}
+_TOOLS_CACHE_SIZE = 64
+_TOOLS_CACHE_KEY = 1 << 16
+
+
+def _tools_block(tools: Any) -> str:
+    """L39-44 for a list of tools, from the cache when the same tools were rendered before."""
+    if type(tools) is not list:
+        return _for_tools(tools)
+    try:
+        key = tojson(tools)
+    except ChatFormatError:  # cyclic or too deep: the loop raises the template's own failure
+        return _for_tools(tools)
+    block = _TOOLS_CACHE.get(key)
+    if block is None:
+        block = _for_tools(tools)
+        if len(key) <= _TOOLS_CACHE_KEY:
+            if len(_TOOLS_CACHE) >= _TOOLS_CACHE_SIZE:
+                _TOOLS_CACHE.clear()
+            _TOOLS_CACHE[key] = block
+    return block
 
 
 def _calls(tool_calls: Any, index: int) -> Any:
