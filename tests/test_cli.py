@@ -842,3 +842,14 @@ def test_a_bug_in_one_line_does_not_cost_the_others(capsysbinary, monkeypatch, t
     assert status == 1 and len(records) == 3
     assert "prompt" in records[0] and "prompt" in records[2]
     assert records[1] == {"error": "KeyError: 'boom' (this is a chatformats bug)", "line": 2}
+
+
+def test_example_dataset_with_errors(capsysbinary, tmp_path):
+    """The README's example run: every line accounted for, the bad ones named."""
+    src = EXAMPLES / "with_errors.jsonl"
+    status, out, err = run(capsysbinary, "render", "cogito", "--jsonl", str(src),
+                           "-o", str(tmp_path / "prompts.jsonl"))
+    records = [json.loads(line) for line in (tmp_path / "prompts.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert status == 1 and len(records) == len(src.read_text(encoding="utf-8").splitlines())
+    assert [r.get("line") for r in records] == [None, 2, 3, 4, None]
+    assert f"2 of 5 lines rendered, 3 failed:\n  {src}:2: invalid JSON" in err
