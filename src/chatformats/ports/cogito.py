@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
-from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, trim
+from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
 from ..errors import ChatFormatError, TemplateTypeError
 
 # The string literals, newlines as the template holds them.
@@ -206,16 +206,16 @@ def _for_tools(tools: Any) -> str:
     out: list[str] = []
     for index, tool in enumerate(iterate(tools, "tools")):  # L39
         try:
-            out.append(tojson(tool, indent=4))  # L40
+            out.append(tojson_indented(tool, 4))  # L40: t|tojson(indent=4)
         except TemplateTypeError as exc:
             raise TemplateTypeError(f"tools[{index}]: {exc}") from None
         out.append(_TOOL_TAIL)  # L41-43
     return "".join(out)
 
 
-# Rendered tool lists, keyed by the list's compact JSON. ``tojson(indent=4)`` runs json's
-# pure-Python encoder (below Python 3.13), the slowest part of a short tool conversation, and a
-# server sends the same tools with every request.  The indented text is a function of the compact
+# Rendered tool lists, keyed by the list's compact JSON. ``tojson(indent=4)`` is the slowest
+# part of a short tool conversation (no C encoder does indents below Python 3.13), and a server
+# sends the same tools with every request.  The indented text is a function of the compact
 # JSON (the same tokens with other whitespace), so the key is exact.  Bounded: at most
 # _TOOLS_CACHE_SIZE entries of lists up to _TOOLS_CACHE_KEY chars of JSON; full, it is emptied.
 _TOOLS_CACHE: dict[str, str] = {}
