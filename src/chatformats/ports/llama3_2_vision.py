@@ -87,7 +87,7 @@ def _call_global(variables: Mapping[str, Any], name: str, where: str) -> None:
     raise TemplateTypeError(f"{where}: {name} is {type_name(value)}: '{type_name(value)}' object is not callable")
 
 
-def raise_exception(variables: Mapping[str, Any], message: str, where: str) -> TemplateError | TemplateTypeError:
+def _raise_exception(variables: Mapping[str, Any], message: str, where: str) -> TemplateError | TemplateTypeError:
     """``raise_exception(message)``: the template's error, unless the caller passed a variable
     named ``raise_exception`` (then calling it fails)."""
     if "raise_exception" in variables:
@@ -189,7 +189,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
 
     emit(_NL)  # L41
     if image_ns.has_images and system_message != "":  # L43-45
-        raise raise_exception(variables, _MSG_IMAGES, "line 44")
+        raise _raise_exception(variables, _MSG_IMAGES, "line 44")
 
     emit(_NL)  # L46
     if not image_ns.has_images:  # L48-68: the system block
@@ -211,7 +211,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             messages = messages[1:]  # L74
             offset += 1
         else:  # L75-76
-            raise raise_exception(variables, _MSG_NO_FIRST_USER, "line 76")
+            raise _raise_exception(variables, _MSG_NO_FIRST_USER, "line 76")
         emit(_USER_TOOLS_HEAD)  # L79-83
         _tools_json(tools, emit)  # L84-87
         emit(first_user_message + _EOT)  # L88
@@ -246,7 +246,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         elif has_tool_calls:  # L107: the same test again, kept as written
             tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
             if len_or_fail(tool_calls, index) != 1:  # L108-110
-                raise raise_exception(variables, _MSG_SINGLE_CALL, "line 109")
+                raise _raise_exception(variables, _MSG_SINGLE_CALL, "line 109")
             # L111: message.tool_calls[0].function
             first_call = item(tool_calls, 0)
             if type(first_call) is dict:
