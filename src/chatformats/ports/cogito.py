@@ -202,7 +202,7 @@ def _content_parts(content: Any, index: int) -> Any:
 
 
 def _for_tools(tools: Any) -> str:
-    """L39-44: ``{% for t in tools %}{{ t|tojson(indent=4) }}\n\n{% endfor %}``."""
+    """L39-44: ``{% for t in tools %}{{ t|tojson(indent=4) }}`` and a blank line ``{% endfor %}``."""
     out: list[str] = []
     for index, tool in enumerate(iterate(tools, "tools")):  # L39
         try:
@@ -219,8 +219,8 @@ def _for_tools(tools: Any) -> str:
 # JSON (the same tokens with other whitespace), so the key is exact.  Bounded: at most
 # _TOOLS_CACHE_SIZE entries of lists up to _TOOLS_CACHE_KEY chars of JSON; full, it is emptied.
 _TOOLS_CACHE: dict[str, str] = {}
-_TOOLS_CACHE_SIZE = 64
-_TOOLS_CACHE_KEY = 1 << 16
+_TOOLS_CACHE_SIZE = 32
+_TOOLS_CACHE_KEY = 1 << 15
 
 
 def _tools_block(tools: Any) -> str:
