@@ -236,6 +236,21 @@ def test_system_block_and_variables(system, has_system, variables):
     assert_parity(NAME, messages, variables)
 
 
+# Tool lists whose compact JSON is equal or nearly so (tuple/list, 1/1.0/True, "1"/1): the port
+# caches each rendered tool list under its compact JSON, so these must hit and miss it correctly.
+_LOOKALIKE_TOOLS = [
+    [{"a": [1, 2]}], [{"a": (1, 2)}], [{"a": [1.0, 2]}], [{"a": [True, 2]}], [{"a": ["1", 2]}],
+    [{"a": [1, 2]}, {}], [{"1": 1}], [{1: 1}], [{True: 1}], [{"true": 1}], [{1.0: 1}],
+    [["a"]], [("a",)], ["a"], [float("nan")], [float("inf")], [10**5000], [[]], [{}], [],
+]
+
+
+@given(tools=st.lists(st.sampled_from(_LOOKALIKE_TOOLS), min_size=1, max_size=4))
+def test_tool_list_cache(tools):
+    for variant in tools:
+        assert_parity(NAME, [{"role": "user", "content": "x"}], {"tools": variant})
+
+
 def _cyclic_cases() -> list[tuple[list[Any], dict[str, Any]]]:
     loop: list[Any] = ["x"]
     loop.append(loop)
