@@ -41,10 +41,7 @@ FUZZ_EXAMPLES = _PROFILE_EXAMPLES if _PROFILE_EXAMPLES < 2_000 else max(_PROFILE
 
 #: Every variable any template reads; each format also gets the others' (unused) names.
 ALL_VARIABLES = sorted({v for name in chatformats.formats() for v in fuzz.template_variables(name)})
-
-any_variables = st.fixed_dictionaries(
-    {}, optional={var: st.one_of(st.sampled_from([True, False, None, 0, 1, "", "x", [], {}]),
-                                 fuzz.any_value) for var in ALL_VARIABLES})
+any_variables = fuzz.any_variables(ALL_VARIABLES)
 
 
 def render_any(name: str, messages: Any, variables: dict[str, Any]) -> str | ChatFormatError:
