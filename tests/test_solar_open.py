@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from . import strategies as s
@@ -45,6 +45,16 @@ call_ids = st.one_of(
     s.short_texts,
 )
 NO_ID = object()  # marker: the key is left out
+
+
+def _deep(depth: int = 5000) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+DEEP = _deep()  # str() and json.dumps of it exceed the recursion limit
 
 
 @st.composite
@@ -183,8 +193,27 @@ def test_shared_realistic_conversations(messages, variables):
 @example(messages=[], variables={"tools": [{"function": None}], "response_format": {"a": None}})
 @example(messages=[], variables={"response_format": 10**5000})  # str() of it fails (4300 digits)
 @example(messages=[{"role": "tool", "tool_call_id": "x", "content": [10**5000]}], variables={})
+@example(messages=({"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "x"},
+                   {"role": "tool", "tool_call_id": "y", "content": 1}), variables={})
 def test_any_shape(messages, variables):
     assert_parity(NAME, messages, variables)
+
+
+DEEP_CASES: list[tuple[Any, dict[str, Any]]] = [
+    ([], {"response_format": DEEP}),
+    ([], {"tools": [{"function": DEEP}]}),
+    ([{"role": "tool", "tool_call_id": "a", "content": DEEP}], {}),
+    ([{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f", "arguments": {"a": DEEP}}}]}], {}),
+    ([{"role": "tool", "tool_call_id": "a", "content": "r"},
+      {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": DEEP}}]}], {}),
+]
+
+
+@given(case=st.sampled_from(range(len(DEEP_CASES))))  # an index: Hypothesis would print the value
+def test_nested_too_deep(case):
+    """Values nested past the recursion limit fail in str() and tojson on both sides."""
+    messages, variables = DEEP_CASES[case]
+    assert not assert_parity(NAME, messages, variables).ok
 
 
 @given(messages=st.lists(s.message(roles=st.sampled_from(["user", "assistant", "tool", "system"])), max_size=8),
@@ -261,6 +290,33 @@ def test_thinking(messages, variables, extra):
 @example(messages=[], variables={}, now=datetime(9999, 12, 31, 23, 59, 59))
 def test_clock(messages, variables, now):
     assert_parity(NAME, messages, variables, now=now)
+
+
+@settings(max_examples=1)
+@given(ids=st.just(40))
+def test_tool_names_indexed_once(ids):
+    """The lookup the template repeats for every tool response (L117, a scan of all messages)
+    is built once per render: a trace with 150 tool responses calls the index builder once."""
+    from chatformats.ports import solar_open
+
+    calls = []
+    real = solar_open.index_tool_names
+
+    def counting(messages):
+        calls.append(len(messages))
+        return real(messages)
+
+    messages: list[Any] = [{"role": "user", "content": "go"}]
+    for i in range(150):
+        messages.append({"role": "assistant", "tool_calls": [
+            {"id": f"c{i % ids}", "function": {"name": f"f{i}", "arguments": {"i": i}}}]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i % ids}", "content": str(i)})
+    solar_open.index_tool_names = counting
+    try:
+        assert_parity(NAME, messages, {"tools": [s.TOOL_SCHEMAS[0]]})
+    finally:
+        solar_open.index_tool_names = real
+    assert calls == [len(messages)]
 
 
 def test_template_lines_exercised():

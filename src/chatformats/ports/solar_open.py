@@ -1,7 +1,10 @@
 """Port of ``reference_templates/solar_open.jinja`` (Upstage Solar Open 100B).
 
 Laid out like the template: its defaults (L2-5), the pre-pass (L8-16 and L87-92, as
-:class:`Namespaces`), its macros as private functions with the macros' names (L19-84), the
+:class:`Namespaces`), its macros as private functions with the macros' names
+(``_render_system_message``, ``_render_tool_instruction``,
+``_render_json_response_format_instruction``, ``_get_tool_name``, ``_render_tool_arguments``;
+L19-84), the
 system block (L94-104), the message loop in the template's if/elif order (L107-149) and the
 generation prompt (L151-156).  ``Lnn`` comments cite template lines.
 
@@ -180,7 +183,7 @@ def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
 # ---------------------------------------------------------------- the macros
 
 
-def render_system_message(
+def _render_system_message(
     emit: Emit, user_system_messages: List[Any], default_system_prompt: Any, now: datetime,
     is_first_block: bool,
 ) -> bool:
@@ -201,7 +204,7 @@ def render_system_message(
     return is_first_block
 
 
-def render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool) -> bool:
+def _render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool) -> bool:
     """L36-55; returns ``sys_ns.is_first_block``."""
     if not is_first_block:  # L37
         emit("\n\n")
@@ -223,7 +226,7 @@ def _tool_function(tool: Any, index: int) -> Any:
     return function
 
 
-def render_json_response_format_instruction(
+def _render_json_response_format_instruction(
     emit: Emit, response_format: Any, is_first_block: bool
 ) -> bool:
     """L57-64; returns ``sys_ns.is_first_block``.  ``{{ response_format }}``: a dict shows as
@@ -237,7 +240,7 @@ def render_json_response_format_instruction(
     return is_first_block
 
 
-def get_tool_name(index: ToolNameIndex, tool_call_id: str) -> str:
+def _get_tool_name(index: ToolNameIndex, tool_call_id: str) -> str:
     """L66-76, answered from the index built once (see :class:`ToolNameIndex`)."""
     error = index.errors.get(tool_call_id)
     if error is not None:
@@ -247,7 +250,7 @@ def get_tool_name(index: ToolNameIndex, tool_call_id: str) -> str:
     return index.names.get(tool_call_id, "")
 
 
-def render_tool_arguments(tool_arguments: Any) -> str:
+def _render_tool_arguments(tool_arguments: Any) -> str:
     """L78-84: a mapping as JSON, anything else with ``{{ }}`` (a JSON string verbatim)."""
     if type(tool_arguments) is dict:  # L79: is mapping
         return tojson(tool_arguments)  # L80
@@ -283,13 +286,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     if ns.system_messages or default_system_prompt or tools or response_format:  # L94
         emit("<|begin|>system<|content|>")  # L95
         is_first_block = True  # L8: sys_ns = namespace(is_first_block=true)
-        is_first_block = render_system_message(  # L96
+        is_first_block = _render_system_message(  # L96
             emit, ns.system_messages, default_system_prompt, now, is_first_block
         )
         if tools:  # L97-99
-            is_first_block = render_tool_instruction(emit, tools, is_first_block)
+            is_first_block = _render_tool_instruction(emit, tools, is_first_block)
         if response_format:  # L100-102
-            is_first_block = render_json_response_format_instruction(
+            is_first_block = _render_json_response_format_instruction(
                 emit, response_format, is_first_block
             )
         emit(_END)  # L103
@@ -328,7 +331,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             emit("<|tool_response:begin|>" + tool_call_id + "<|tool_response:name|>")
             if tool_names is None:  # built once, at the first lookup
                 tool_names = index_tool_names(messages)
-            emit(get_tool_name(tool_names, tool_call_id))  # L117
+            emit(_get_tool_name(tool_names, tool_call_id))  # L117
             emit("<|tool_response:result|>")  # L118
             emit(to_str(get("content", MISSING)))  # L119
             emit("<|tool_response:end|>")  # L120
@@ -396,5 +399,5 @@ def _render_tool_call(emit: Emit, tool_call: Any, index: int, call_index: int) -
     if type(name) is not str:  # L140: + tool_call.function.name
         raise concat_error(name, f"messages[{index}].tool_calls[{call_index}].function.name")
     emit("<|tool_call:begin|>" + call_id + "<|tool_call:name|>" + name + "<|tool_call:args|>")
-    emit(render_tool_arguments(arguments))  # L141
+    emit(_render_tool_arguments(arguments))  # L141
     emit("<|tool_call:end|>")  # L142
