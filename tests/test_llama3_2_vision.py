@@ -134,6 +134,12 @@ def test_shared_realistic_conversations(messages, variables):
 @example(messages=[{"role": "user", "content": "x"}], variables={"tools": [{"n": 10**5000}]})
 @example(messages=[{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}],
          variables={"date_string": 5})
+@example(messages=({"role": "system", "content": "s"}, {"role": "user", "content": ("a", {"type": "text", "text": "t"})}),
+         variables={})  # tuples: messages[1:] and a tuple content
+@example(messages=[{"role": "tool", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}],
+         variables={})  # a tool message with tool_calls is a call; a JSON-string argument is quoted
+@example(messages=[{"role": "ipython", "content": {"a": float("nan")}}],
+         variables={"custom_tools": "ab", "tools_in_user_message": 0})  # tools iterated as characters
 def test_any_shape(messages, variables):
     assert_parity(NAME, messages, variables)
 
