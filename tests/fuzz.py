@@ -341,6 +341,7 @@ HASHED_SPOTS = ("messages[1].role", "messages[2].tool_calls[0].id", "messages[3]
                 "messages[2].tool_calls[0].function.name", "messages[1]")
 DEEP_LEVELS: list[tuple[int, tuple[str, ...], tuple[str, ...] | None]] = [
     (GUARANTEED_DEPTH, ALL_SHAPES, None),
+    (1_000, ALL_SHAPES, None),
     (2_000, ALL_SHAPES, None),
     (20_000, ("mixed",), None),
     (200_000, ("tuple",), HASHED_SPOTS),

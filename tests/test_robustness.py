@@ -109,7 +109,7 @@ def deep_reports() -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", PORTED)
 def test_deep_nesting_fails_cleanly_at_the_documented_depth(name: str, deep_reports: dict[str, Any]) -> None:
-    """A value nested 500, 2,000 and 20,000 levels deep (lists, dicts, tuples, mixed) in every
+    """A value nested 500, 1,000, 2,000 and 20,000 levels deep (lists, dicts, tuples, mixed) in every
     message field the templates read, in a tool schema and in each template variable, and a
     200,000-deep tuple where a port might hash it: the port renders exactly what the oracle
     renders where the oracle renders, raises ``NestingTooDeep`` exactly where the oracle's
