@@ -319,10 +319,12 @@ def check_json_like(value: Any, path: str) -> None:
     their attributes, which a port does not model.  ``apply_chat_template`` converts such values
     the way transformers does before they get here.
 
-    This walk runs on every render, so its common case — a list of dicts of strings — is one
-    tight loop; only nested containers go through the general stack.
+    This walk runs on every render, so it runs twice only on failure: :func:`_is_json_like`
+    answers first (its common case — a list of dicts of strings — is one tight loop, and it
+    tracks no paths); only when it finds something to refuse does the walk below run, to name
+    the path.
     """
-    if type(value) in _LEAVES:
+    if type(value) in _LEAVES or _is_json_like(value):
         return
     stack: list[tuple[Any, Any]] = []
     push = stack.append
@@ -331,7 +333,7 @@ def check_json_like(value: Any, path: str) -> None:
         for index, sub in enumerate(value):
             if type(sub) is dict:
                 for key, leaf in sub.items():
-                    if type(leaf) not in _LEAVES:
+                    if type(leaf) is not str and type(leaf) not in _LEAVES:  # str: most leaves
                         push((leaf, ((None, index), key)))
                     if type(key) is not str and type(key) not in _LEAVES:
                         push((sub, (None, index)))  # the general walk names the bad key
@@ -368,6 +370,57 @@ def check_json_like(value: Any, path: str) -> None:
                 f"{_path(path, where)} is a {tp.__module__}.{tp.__qualname__}, not JSON-like data "
                 "(dict, list, tuple, str, int, float, bool or None)"
             )
+
+
+def _is_json_like(value: Any) -> bool:
+    """Whether :func:`check_json_like` accepts ``value``, without building any path."""
+    leaves = _LEAVES
+    stack: list[Any] = []
+    push = stack.append
+    if type(value) is list or type(value) is tuple:
+        for sub in value:  # the top level: usually messages, each a dict of strings
+            if type(sub) is dict:
+                for key, leaf in sub.items():
+                    if type(leaf) is not str and type(leaf) not in leaves:
+                        push(leaf)
+                    if type(key) is not str and type(key) not in leaves:
+                        return False
+            elif type(sub) not in leaves:
+                push(sub)
+    else:
+        push(value)
+    seen: set[int] = set()
+    add = seen.add
+    pop = stack.pop
+    while stack:
+        obj = pop()
+        if id(obj) in seen:
+            continue
+        add(id(obj))
+        tp = type(obj)
+        if tp is dict:
+            for key, sub in obj.items():
+                if type(key) is not str and type(key) not in leaves:
+                    return False
+                tp = type(sub)
+                if tp is str or tp in leaves:
+                    continue
+                if tp is dict or tp is list or tp is tuple:
+                    push(sub)
+                else:
+                    return False
+        elif tp is list or tp is tuple:
+            for sub in obj:
+                tp = type(sub)
+                if tp is str or tp in leaves:
+                    continue
+                if tp is dict or tp is list or tp is tuple:
+                    push(sub)
+                else:
+                    return False
+        elif tp not in leaves:
+            return False
+    return True
 
 
 def _path(root: str, where: Any) -> str:
