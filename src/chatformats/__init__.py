@@ -79,6 +79,8 @@ __all__ = [
 ]
 
 
+_LEAVES = frozenset((str, int, float, bool, type(None)))  # as _jinja's: JSON-like leaves
+
 #: Each format's port function, looked up on first use (importing the port lazily).
 _PORTS: dict[str, PortFunction] = {}
 
@@ -127,7 +129,8 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
     check_json_like = _check_json_like
     check_json_like(messages, "messages")
     for key, value in variables.items():
-        check_json_like(value, key)
+        if type(value) not in _LEAVES:  # a flag or a token needs no walk
+            check_json_like(value, key)
     if now is None:
         now = datetime.now()
     elif not isinstance(now, datetime):
