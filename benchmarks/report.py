@@ -133,7 +133,8 @@ def summary_tables(report: Dict[str, Any]) -> str:
                     cells.append("error")
                 else:
                     traced = f" / {m['tracemalloc_peak_mb']:.1f}" if "tracemalloc_peak_mb" in m else ""
-                    cells.append(f"{m['rss_peak_growth_mb']:.1f}{traced} MB")
+                    rss = m.get("rss_peak_growth_mb")
+                    cells.append(f"{rss:.1f}{traced} MB" if rss is not None else f"—{traced} MB")
             lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

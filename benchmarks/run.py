@@ -367,13 +367,21 @@ small = W.generate("short_chat", fmt); small["variables"] = E.variables(fmt, sma
 engine(small)
 data = W.generate(wl, fmt); data["variables"] = E.variables(fmt, data)
 gc.collect()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def status(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+try:  # reset the peak RSS (VmHWM) to the current RSS: Linux >= 4.0
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = status("VmRSS")
+except OSError:
+    before = None
 start = time.perf_counter()
 out = engine(data)
 elapsed = time.perf_counter() - start
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = status("VmHWM") if before is not None else None
 del out
-result = {{"rss_peak_growth_mb": (after - before) / 1024, "seconds": elapsed}}
+result = {{"rss_peak_growth_mb": (after - before) / 1024 if before is not None else None, "seconds": elapsed}}
 if elapsed < {traced_limit}:
     gc.collect()
     tracemalloc.start()
