@@ -225,3 +225,39 @@ def plot(report: Dict[str, Any], path: Path) -> None:
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+README_START = "<!-- benchmarks:start (written by python -m benchmarks --readme) -->"
+README_END = "<!-- benchmarks:end -->"
+
+
+def readme_section(report: Dict[str, Any]) -> str:
+    """The README's benchmark summary (between the markers): the targets, the ratio matrices,
+    scaling, import time and memory, with the machine and the command."""
+    s = report["summary"]
+    lines = [README_START, ""]
+    lines.append("Reproduce with `python -m pip install -e '.[bench]' && python -m benchmarks --readme` "
+                 "(about ten minutes on two cores; `benchmarks/README.md` describes the engines, workloads and "
+                 "method). Full table: [`benchmarks/results/results.md`](benchmarks/results/results.md); "
+                 "every measurement: `benchmarks/results/results.json`.")
+    lines.append("")
+    lines.append(summary_tables(report))
+    lines.append("![Render time against conversation length, log-log, one line per engine]"
+                 "(benchmarks/results/scaling.png)")
+    lines.append("")
+    skipped = report.get("skipped_formats") or {}
+    if skipped:
+        lines.append("Not benchmarked: " + ", ".join(f"{k} ({v})" for k, v in skipped.items()) + ".")
+        lines.append("")
+    lines.append(README_END)
+    return "\n".join(lines)
+
+
+def update_readme(report: Dict[str, Any], path: Path) -> bool:
+    """Replace the section between the markers in ``path``; False when the markers are missing."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        return False
+    path.write_text(text[:start] + readme_section(report) + text[end + len(README_END):], encoding="utf-8")
+    return True

@@ -452,6 +452,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--no-import", action="store_true")
     p.add_argument("--no-memory", action="store_true")
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--readme", action="store_true",
+                   help="also rewrite the README's benchmark section (between its markers) from this run")
     p.add_argument("--out", type=Path, default=None, help="results directory (default benchmarks/results; --quick: none)")
     p.add_argument("--record-workloads", action="store_true",
                    help="write benchmarks/workloads/manifest.json (+ the saved small workloads) and exit")
@@ -551,6 +553,12 @@ def run(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
         if not opts.no_plot:
             R.plot(report, out / "scaling.png")
         log(f"wrote {out}/results.json, results.md" + ("" if opts.no_plot else ", scaling.png"))
+        if opts.readme:
+            readme = HERE.parent / "README.md"
+            if R.update_readme(report, readme):
+                log(f"updated the benchmark section of {readme}")
+            else:
+                log(f"{readme} has no benchmark markers ({R.README_START!r}): not updated")
     return report
 
 
