@@ -234,7 +234,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 continue
             emit("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
             # L97-105 (the L35 scan already failed on a content that is not iterable)
-            for part in iterate(content, _path(index, ".content")):
+            if type(content) is not list and type(content) is not tuple:
+                content = iterate(content, _path(index, ".content"))  # a mapping's keys, or nothing
+            for part in content:
                 if type(part) is dict:  # content['type'] is undefined for anything else
                     part_type = part.get("type", MISSING)
                     if part_type == "image":  # L99-100
