@@ -29,18 +29,47 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     items.sort(key=lambda item: item.name.startswith("test_template_lines_exercised"))
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+def _local_coverage() -> dict[str, tuple[list[int], list[int]]]:
+    """{format: (exercised template lines, template lines holding code)} from this process."""
     from . import oracle
 
     import chatformats
 
-    lines = []
+    report = {}
     for name in chatformats.formats():
         if oracle.coverage_renders(name):
-            exercised, total, missed = oracle.coverage_report(name)
-            lines.append(f"{name}: lines exercised {exercised}/{total}"
-                         + (f" (never: {missed})" if missed else ""))
-    if lines:
+            exercised, total = oracle.coverage_sets(name)
+            report[name] = (sorted(exercised), sorted(total))
+    return report
+
+
+_merged: dict[str, tuple[set[int], set[int]]] = {}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Under pytest-xdist, each worker sends what its oracle executed to the controller.
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["template_coverage"] = _local_coverage()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # type: ignore[no-untyped-def]
+    for name, (exercised, total) in getattr(node, "workeroutput", {}).get("template_coverage", {}).items():
+        hit, lines = _merged.setdefault(name, (set(), set()))
+        hit.update(exercised)
+        lines.update(total)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    report = {name: (set(hit), set(total)) for name, (hit, total) in _local_coverage().items()}
+    for name, (hit, total) in _merged.items():
+        mine = report.setdefault(name, (set(), set()))
+        mine[0].update(hit)
+        mine[1].update(total)
+    if report:
         terminalreporter.section("template lines exercised by the oracle")
-        for line in lines:
-            terminalreporter.write_line(line)
+        for name, (hit, total) in report.items():
+            missed = sorted(total - hit)
+            terminalreporter.write_line(f"{name}: lines exercised {len(hit)}/{len(total)}"
+                                        + (f" (never: {missed})" if missed else ""))

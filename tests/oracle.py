@@ -125,5 +125,12 @@ def coverage_report(name: str) -> tuple[int, int, list[int]]:
     return len(hit), len(total), sorted(total - hit)
 
 
+def coverage_sets(name: str) -> tuple[set[int], set[int]]:
+    """(exercised template lines, template lines holding code) for format ``name``."""
+    template(name)
+    cov = _coverage[name]
+    return cov.exercised(), cov.template_lines()
+
+
 def coverage_renders(name: str) -> int:
     return _coverage[name].renders if name in _coverage else 0
