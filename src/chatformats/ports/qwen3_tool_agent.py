@@ -126,17 +126,23 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 extend(("<|im_start|>", role, "\n", content))
             tool_calls = message.get("tool_calls", MISSING)
             if tool_calls:  # L53
-                path = f"messages[{index}].tool_calls"
-                for call_index, tool_call in enumerate(iterate(tool_calls, path)):  # L54
+                if type(tool_calls) is not list:
+                    tool_calls = iterate(tool_calls, f"messages[{index}].tool_calls")
+                for call_index, tool_call in enumerate(tool_calls):  # L54
                     if (call_index == 0 and content) or call_index != 0:  # L55-57
                         emit("\n")
-                    function = attr(tool_call, "function")
+                    # attr(x, ...) below, inlined: the item of a dict, undefined for anything else
+                    function = tool_call.get("function", MISSING) if type(tool_call) is dict else MISSING
                     if function:  # L58-60
                         tool_call = function
-                    arguments = attr(tool_call, "arguments")
+                    if type(tool_call) is dict:
+                        name = tool_call.get("name", MISSING)
+                        arguments = tool_call.get("arguments", MISSING)
+                    else:
+                        name = arguments = MISSING
                     extend((
                         '<tool_call>\n{"name": "',  # L61
-                        to_str(attr(tool_call, "name")),  # L62
+                        name if type(name) is str else to_str(name),  # L62
                         '", "arguments": ',  # L63
                         arguments if type(arguments) is str else tojson(arguments),  # L64-68
                         "}\n</tool_call>",  # L69
@@ -144,11 +150,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             emit("<|im_end|>\n")  # L72
         elif role == "tool":  # L73
             # L74: loop.first or messages[loop.index0 - 1].role != "tool"
-            if index == 0 or attr(messages[index - 1], "role") != "tool":
+            previous = messages[index - 1] if index else None
+            if index == 0 or type(previous) is not dict or previous.get("role", MISSING) != "tool":
                 emit("<|im_start|>user")
             extend(("\n<tool_response>\n", content, "\n</tool_response>"))  # L77-79
             # L80: loop.last or messages[loop.index0 + 1].role != "tool"
-            if index == last_index or attr(messages[index + 1], "role") != "tool":
+            following = messages[index + 1] if index != last_index else None
+            if index == last_index or type(following) is not dict or following.get("role", MISSING) != "tool":
                 emit("<|im_end|>\n")
 
     if variables.get("add_generation_prompt", MISSING):  # L85-87
