@@ -1,6 +1,7 @@
-"""Never fails badly: any input gives a text or a ChatFormatError; deep nesting fails cleanly at a
-documented depth; large inputs render in memory proportional to the output; renders are
-deterministic across TZ, LC_ALL, PYTHONHASHSEED and threads, and leave no state behind.
+"""Never fails badly: deep nesting fails cleanly at a documented depth; large inputs render in
+memory proportional to the output; renders are deterministic across TZ, LC_ALL, PYTHONHASHSEED
+and threads, and leave no state behind.  (Any input gives a text or a ChatFormatError:
+``tests/test_fuzz.py``.)
 
 Every test covers every ported format (``chatformats.get_format(name).status == "ported"``).
 """
@@ -20,72 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, note, settings
-from hypothesis import strategies as st
 
-import chatformats
-from chatformats import ChatFormatError, InternalError, InvalidConversation, NestingTooDeep
+from chatformats import ChatFormatError
 
-from . import fuzz, golden
-from .oracle import FIXED_NOW
+from . import golden
+from .test_fuzz import render_any
 from .test_runtimes import ROOT, assert_same_results, run_script
 
 PORTED = golden.ported_formats()
-
-# ---------------------------------------------------------------- the fuzz property
-
-#: Examples per format: at least 5,000 under the default ``ci`` profile, the profile's own count
-#: under ``deep`` (100,000), and the quick count under ``dev``.
-_PROFILE_EXAMPLES = settings.default.max_examples
-FUZZ_EXAMPLES = _PROFILE_EXAMPLES if _PROFILE_EXAMPLES < 2_000 else max(_PROFILE_EXAMPLES, 5_000)
-
-#: Every variable any template reads; each format also gets the others' (unused) names.
-ALL_VARIABLES = sorted({v for name in chatformats.formats() for v in fuzz.template_variables(name)})
-any_variables = fuzz.any_variables(ALL_VARIABLES)
-
-
-def render_any(name: str, messages: Any, variables: dict[str, Any]) -> str | ChatFormatError:
-    """Render; a text, or the ChatFormatError raised.  Anything else escaping fails the test, and
-    so does an InternalError (a port bug that leaked an exception, wrapped by ``render``)."""
-    try:
-        return chatformats.render(name, messages, now=FIXED_NOW, **variables)
-    except InternalError as exc:
-        raise AssertionError(f"{name}: a port bug leaked an exception: {exc}") from exc
-    except ChatFormatError as exc:
-        return exc
-
-
-@pytest.mark.parametrize("name", PORTED)
-@settings(max_examples=FUZZ_EXAMPLES)
-@given(messages=fuzz.any_messages, variables=any_variables)
-@example(messages={"role": "user", "content": "not a list"}, variables={})
-@example(messages=[{"role": 3, "content": None}, {"role": ["user"], "content": {"a": 1}}], variables={})
-@example(messages=[[{"role": "user"}], "user", None, 1.5], variables={"tools": 7})
-@example(messages=[{"role": "user", "content": "x" * 1_000_000}], variables={"add_generation_prompt": "yes"})
-@example(messages=[{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": fuzz.deep(3_000, "mixed")}}]},
-                   {"role": "user", "content": "q"}], variables={})
-@example(messages=[{"role": "user", "content": "q"}],
-         variables={"tools": [{"type": "object", "properties": fuzz.deep(3_000, "dict")}]})
-@example(messages=[fuzz.cyclic("message"), {"role": "user", "content": "q"}], variables={"tools": [fuzz.cyclic("list")]})
-@example(messages=[{"role": "user", "content": "q"}], variables={"tools": [{1, 2}]})
-@example(messages=[{"role": "user", "content": fuzz.FOREIGN[6]}], variables={})
-@example(messages=[{"role": "tool", "content": None}, {"role": "tool", "tool_call_id": ("a",)}],
-         variables={var: None for var in ALL_VARIABLES})
-@example(messages=[{"role": "user", "content": "q"}], variables={var: {"a": [1]} for var in ALL_VARIABLES})
-def test_any_input_gives_text_or_chatformaterror(name: str, messages: Any, variables: dict[str, Any]) -> None:
-    messages, variables = fuzz.expand(messages), fuzz.expand(variables)
-    outcome = render_any(name, messages, variables)
-    note(f"outcome: {outcome!r}"[:2000])
-    if fuzz.is_foreign(messages, variables) or type(messages) not in (list, tuple):
-        assert isinstance(outcome, InvalidConversation), f"accepted input that is not JSON-like: {outcome!r}"[:500]
-    elif isinstance(outcome, NestingTooDeep):
-        depth = fuzz.input_depth(messages, variables)
-        assert depth > fuzz.GUARANTEED_DEPTH, (
-            f"NestingTooDeep for an input nested only {depth} levels deep "
-            f"(documented: never at {fuzz.GUARANTEED_DEPTH} or less): {outcome}")
-    elif not isinstance(outcome, ChatFormatError):
-        assert type(outcome) is str
-
 
 # ---------------------------------------------------------------- deep nesting
 
