@@ -51,7 +51,9 @@ def summary_tables(report: Dict[str, Any]) -> str:
         if label in t:
             r = t[label]
             lines.append(f"| {label}: geometric mean ≥ {r['geomean_target']:g}×, every workload ≥ {r['min_target']:g}× "
-                         f"| geometric mean {r['geomean']:.1f}×, lowest {r['min']:.1f}× ({r['min_at']}) "
+                         f"({r['count']} format × workload pairs: the issue's workloads, not the two extra tool traces) "
+                         f"| geometric mean {r['geomean']:.1f}×, lowest {r['min']:.1f}× ({r['min_at']}); "
+                         f"{len(r['below'])} of {r['count']} below {r['min_target']:g}× "
                          f"| {'yes' if r['met'] else '**no**'} |")
     if "linear" in t:
         r = t["linear"]

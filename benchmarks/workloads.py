@@ -63,6 +63,11 @@ WORKLOADS: Dict[str, Any] = {
     "one_mb_message": ("one_mb", 1 << 20),
 }
 
+#: The workloads the issue names, over which the speed targets are computed (the other two tool
+#: traces measure scaling only).
+TARGET_WORKLOADS = ("short_chat", "tool_agent", "chat_10", "chat_100", "chat_1000", "chat_10000",
+                    "tool_trace_2000", "one_mb_message")
+
 #: The workloads ``--quick`` runs (and the smoke test checks): the small ones.
 QUICK_WORKLOADS = ("short_chat", "tool_agent", "chat_10", "chat_100")
 
