@@ -12,6 +12,7 @@ import gc
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import threading
@@ -146,20 +147,53 @@ def _installed_locales() -> list[str]:
     return [loc for loc in out.split() if loc in wanted] or ["C"]
 
 
-def test_same_bytes_under_other_tz_locale_hashseed(cases: list[tuple[Any, ...]],
-                                                  expected: list[tuple[Any, ...]], tmp_path: Path) -> None:
+#: Locales compiled for the test when the machine has ``localedef`` and glibc's locale sources
+#: but not these locales: German and Japanese month names differ from English, Turkish casing
+#: differs (dotted and dotless i).
+BUILT_LOCALES = ("de_DE", "tr_TR", "ja_JP")
+
+
+@pytest.fixture(scope="module")
+def locales(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], str | None]:
+    """(locale names, ``LOCPATH`` for the ones compiled here or None)."""
+    names = _installed_locales()
+    localedef = shutil.which("localedef")
+    if localedef is None:
+        return names, None
+    locpath = tmp_path_factory.mktemp("locales")
+    built = []
+    for name in BUILT_LOCALES:
+        if any(loc.startswith(name) for loc in names):
+            continue
+        target = locpath / f"{name}.UTF-8"
+        subprocess.run([localedef, "-i", name, "-f", "UTF-8", str(target)], capture_output=True, timeout=120)
+        if target.is_dir():
+            built.append(target.name)
+    return names + built, (str(locpath) if built else None)
+
+
+def test_same_bytes_under_other_tz_locale_hashseed(cases: list[tuple[Any, ...]], expected: list[tuple[Any, ...]],
+                                                  locales: tuple[list[str], str | None], tmp_path: Path) -> None:
     """The same cases and clock give the same bytes in fresh interpreters under other time
-    zones, every installed locale (adopted with ``setlocale(LC_ALL, "")``, as a host application
-    may) and hash seeds — and the same bytes as this process, after all its other renders."""
-    locales = _installed_locales()
+    zones, every installed locale and German, Turkish and Japanese ones (compiled with
+    ``localedef`` if missing) adopted with ``setlocale(LC_ALL, "")`` as a host application may,
+    and other hash seeds — and the same bytes as this process, after all its other renders."""
+    names, locpath = locales
     zones = ["UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Etc/GMT+12"]
     seeds = ["0", "1", "4294967295", "random"]
-    for i in range(max(len(locales), len(zones), len(seeds))):
-        env = {**os.environ, "TZ": zones[i % len(zones)], "LC_ALL": locales[i % len(locales)],
-               "LANG": locales[i % len(locales)], "PYTHONHASHSEED": seeds[i % len(seeds)]}
+    failures = []
+    for i in range(max(len(names), len(zones), len(seeds))):
+        env = {**os.environ, "TZ": zones[i % len(zones)], "LC_ALL": names[i % len(names)],
+               "LANG": names[i % len(names)], "PYTHONHASHSEED": seeds[i % len(seeds)]}
+        if locpath is not None:
+            env["LOCPATH"] = locpath
         report = run_script(cases, tmp_path, "--setlocale", env=env)
-        assert_same_results(cases, expected, report["results"],
-                            f"TZ={env['TZ']} LC_ALL={env['LC_ALL']} PYTHONHASHSEED={env['PYTHONHASHSEED']}")
+        where = f"TZ={env['TZ']} LC_ALL={env['LC_ALL']} PYTHONHASHSEED={env['PYTHONHASHSEED']}"
+        try:
+            assert_same_results(cases, expected, report["results"], where)
+        except AssertionError as exc:
+            failures.append(str(exc))
+    assert not failures, "\n\n".join(failures)
 
 
 def test_eight_threads_render_the_same_bytes(cases: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> None:
