@@ -164,6 +164,34 @@ def minijinja_engine(name: str) -> Engine:
     return engine
 
 
+def minijinja_probe(name: str, pycompat: bool, transformers_tojson: bool) -> Engine:
+    """minijinja configured otherwise than the benchmarked engine, to record what the
+    benchmarked configuration needs: without ``pycompat`` (no Python string methods) or with
+    minijinja's own ``tojson`` (which escapes ``'``, ``<``, ``>``, ``&`` for HTML)."""
+    import chatformats
+    import minijinja
+
+    def tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
+               sort_keys: bool = False) -> str:
+        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                          sort_keys=sort_keys)
+
+    def raise_exception(message: Any) -> None:
+        raise minijinja.TemplateError(str(message))
+
+    env = minijinja.Environment(trim_blocks=True, lstrip_blocks=True, pycompat=pycompat)
+    if transformers_tojson:
+        env.add_filter("tojson", tojson)
+    env.add_function("raise_exception", raise_exception)
+    env.add_function("strftime_now", lambda fmt: NOW.strftime(fmt))
+    env.add_template(name, chatformats.get_format(name).template_source())
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return env.render_template(name, messages=workload["messages"], **workload["variables"])  # type: ignore[no-any-return]
+
+    return engine
+
+
 BUILDERS: Dict[str, Callable[[str], Optional[Engine]]] = {
     "chatformats": chatformats_render,
     "chatformats.apply": chatformats_apply,

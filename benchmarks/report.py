@@ -175,6 +175,20 @@ def markdown(report: Dict[str, Any]) -> str:
         for p in problems or []:
             lines.append(f"- {p}")
         lines.append("")
+    needs = report.get("minijinja_needs")
+    if needs:
+        lines.append("## What the minijinja engine needs")
+        lines.append("")
+        lines.append("The benchmarked minijinja engine (its default `pycompat` mode, transformers' `tojson` as a "
+                     "Python filter) renders every format exactly. Configured otherwise, on the short chat and the "
+                     "tool agent:")
+        lines.append("")
+        lines.append("| format | without `pycompat` | with minijinja's own `tojson` |")
+        lines.append("|---|---|---|")
+        for fmt, verdicts in needs.items():
+            cells = [verdicts.get("pycompat=False", "—"), verdicts.get("minijinja's tojson", "—")]
+            lines.append(f"| {fmt} | " + " | ".join(c.replace("|", "\\|").replace("\n", "\\n") for c in cells) + " |")
+        lines.append("")
     lines.append(f"Run took {report['seconds']:.0f} s; load average at end "
                  f"{', '.join(f'{x:.2f}' for x in report.get('load_average_at_end', []))}.")
     lines.append("")

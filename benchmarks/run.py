@@ -336,6 +336,35 @@ def _first_difference(expected: Optional[str], got: str) -> str:
             f"reference {expected[max(0, i - 30):i + 30]!r}, got {got[max(0, i - 30):i + 30]!r}")
 
 
+def minijinja_needs(formats: Sequence[str]) -> Dict[str, Dict[str, str]]:
+    """What minijinja renders, per format, without ``pycompat`` and with its own ``tojson``
+    (on the short chat and the tool agent): ``same``, or the first difference or error."""
+    out: Dict[str, Dict[str, str]] = {}
+    for fmt in formats:
+        reference = E.jinja2_engine(fmt)
+        for label, pycompat, own in (("pycompat=False", False, True), ("minijinja's tojson", True, False)):
+            try:
+                engine = E.minijinja_probe(fmt, pycompat, own)
+            except Exception as exc:  # noqa: BLE001
+                out.setdefault(fmt, {})[label] = f"{type(exc).__name__}: {exc}"
+                continue
+            verdict = "same"
+            for wl in ("short_chat", "tool_agent"):
+                data = W.generate(wl, fmt)
+                data["variables"] = E.variables(fmt, data)
+                expected = reference(data)
+                try:
+                    got = engine(data)
+                except Exception as exc:  # noqa: BLE001
+                    verdict = f"{wl}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+                    break
+                if got != expected:
+                    verdict = f"{wl}: {_first_difference(expected, got)}"
+                    break
+            out.setdefault(fmt, {})[label] = verdict
+    return out
+
+
 # ------------------------------------------------------------------ import time and memory
 
 
@@ -550,6 +579,8 @@ def run(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
             result = bench_one(fmt, wl, built, manifest, history, opts)
             report["results"].append(result)
             log(describe(result))
+    if "minijinja" in opts.engines:
+        report["minijinja_needs"] = minijinja_needs(formats)
     report["seconds"] = time.time() - started
     if not opts.no_import:
         log("import times ...")
