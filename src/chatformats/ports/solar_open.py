@@ -281,6 +281,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
 
     out: List[str] = []
     emit = out.append
+    emit_all = out.extend  # several pieces in one call; a long content is still copied once
 
     # L94-104: the system block.
     if ns.system_messages or default_system_prompt or tools or response_format:  # L94
@@ -312,9 +313,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             content = get("content", MISSING)
             if type(content) is not str:
                 raise concat_error(content, f"messages[{index}].content")
-            emit("<|begin|>user<|content|>")  # pieces, not +: a long content is copied once
-            emit(content)
-            emit(_END)
+            emit_all(("<|begin|>user<|content|>", content, _END))  # pieces, not +
         elif role == "tool":  # L110
             # L111-112 (``attr`` of a message that is not a dict is undefined: not "tool")
             prev = messages[index - 1] if index > 0 else None
@@ -328,13 +327,15 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             tool_call_id = get("tool_call_id", MISSING)
             if type(tool_call_id) is not str:  # L116
                 raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
-            emit("<|tool_response:begin|>" + tool_call_id + "<|tool_response:name|>")
             if tool_names is None:  # built once, at the first lookup
                 tool_names = index_tool_names(messages)
-            emit(_get_tool_name(tool_names, tool_call_id))  # L117
-            emit("<|tool_response:result|>")  # L118
-            emit(to_str(get("content", MISSING)))  # L119
-            emit("<|tool_response:end|>")  # L120
+            emit_all((
+                "<|tool_response:begin|>", tool_call_id, "<|tool_response:name|>",  # L116
+                _get_tool_name(tool_names, tool_call_id),  # L117
+                "<|tool_response:result|>",  # L118
+                to_str(get("content", MISSING)),  # L119
+                "<|tool_response:end|>",  # L120
+            ))
             if not next_is_tool:  # L121-123
                 emit(_END)
         elif role == "assistant":  # L124
@@ -342,15 +343,11 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             if think_all:  # L126
                 reasoning = get("reasoning", MISSING)
                 if reasoning:  # L127-128
-                    emit(_THINK_HEAD)
-                    emit(need_str(reasoning, f"messages[{index}].reasoning"))
-                    emit(_END)
+                    emit_all((_THINK_HEAD, need_str(reasoning, f"messages[{index}].reasoning"), _END))
             elif think_last:  # L130
                 reasoning = get("reasoning", MISSING)
                 if reasoning and index > last_user_idx:  # L131-132
-                    emit(_THINK_HEAD)
-                    emit(need_str(reasoning, f"messages[{index}].reasoning"))
-                    emit(_END)
+                    emit_all((_THINK_HEAD, need_str(reasoning, f"messages[{index}].reasoning"), _END))
             # L137-147
             tool_calls = get("tool_calls", MISSING)
             if tool_calls:  # L137
@@ -365,9 +362,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 content = get("content", MISSING)
                 if type(content) is not str:  # L146
                     raise concat_error(content, f"messages[{index}].content")
-                emit("<|begin|>assistant<|content|>")
-                emit(content)
-                emit(_END)
+                emit_all(("<|begin|>assistant<|content|>", content, _END))
 
     # L151-156: the generation prompt.
     if add_generation_prompt:
