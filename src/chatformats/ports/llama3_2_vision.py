@@ -152,6 +152,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     get = variables.get
     out: list[str] = []
     emit = out.append
+    emit_all = out.extend
 
     emit(to_str(get("bos_token", MISSING)))  # L1 (lines 2-3 are stripped by L4's `{%-`)
 
@@ -230,7 +231,8 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 raise concat_error(role, _path(index, ".role"))
             content = message.get("content", MISSING) if type(message) is dict else MISSING
             if type(content) is str:  # L95-96
-                emit("<|start_header_id|>" + role + "<|end_header_id|>\n\n" + content + _EOT)
+                # pieces, not +: a long content is copied once, by the final join
+                emit_all(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))
                 continue
             emit("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
             # L97-105 (the L35 scan already failed on a content that is not iterable)
