@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from datetime import datetime
 from typing import Any, Callable
 
 import jinja2
@@ -209,3 +210,19 @@ def test_check_json_like_refuses_other_objects_with_a_path():
     for _ in range(100_000):
         deep = [deep]
     J.check_json_like(deep, "x")  # iterative: no RecursionError
+
+
+@given(st.datetimes(), st.lists(st.sampled_from(["%d", "%b", "%Y", "%m", "%a", "%A", "%B", "%h", "%p", "%c",
+                                                 "%x", "%X", "%H", "%M", "%S", "%e", "%j", "%%", " ", "-", "é",
+                                                 "%"]), max_size=8).map("".join))
+@example(datetime(2026, 3, 7, 14, 5, 9), "%d %b %Y")
+@example(datetime(5, 1, 1), "%Y-%m-%d")
+@example(datetime(2026, 3, 7), "100%")
+def test_strftime_now_is_the_c_locale_strftime(now, fmt):
+    # The test process runs in the C locale (Python never adopts LC_TIME by itself), where the
+    # port's locale-independent strftime must equal datetime.strftime, as the oracle calls it.
+    import locale
+
+    assert locale.setlocale(locale.LC_TIME) in ("C", "POSIX")
+    same(jinja("{{ strftime_now(f) }}", f=fmt) if now == oracle.FIXED_NOW else (True, now.strftime(fmt)),
+         ours(lambda: J.strftime_now(now, fmt)))

@@ -552,3 +552,60 @@ def tojson_indented(value: Any, indent: int) -> str:
         raise TemplateTypeError(f"tojson failed: {exc}") from None
     return "".join(out)
 
+
+
+_C_NAMES = {
+    "a": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
+    "A": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    "b": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+    "B": ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December"),
+}
+_C_EXPANSIONS = {"c": "%a %b %e %H:%M:%S %Y", "x": "%m/%d/%y", "X": "%H:%M:%S", "h": "%b"}
+
+
+def strftime_now(now: Any, fmt: str) -> str:
+    """transformers' ``strftime_now(fmt)`` global — ``datetime.now().strftime(fmt)`` — on the
+    injected clock ``now``, as the C locale formats it::
+
+        {{ strftime_now("%d %b %Y") }} -> 07 Mar 2026
+
+    ``datetime.strftime`` follows the process's ``LC_TIME`` once a host application calls
+    ``locale.setlocale`` (then transformers renders ``07 Mär 2026`` in a German process).  A
+    prompt must not depend on that, so the names (``%a %A %b %B %h``), ``%p`` and the composite
+    ``%c %x %X`` are always the C locale's; every other directive is ``datetime.strftime``'s own
+    (numbers do not depend on the locale).  In the C locale this is ``now.strftime(fmt)`` exactly
+    (``tests/test_jinja_core.py``).
+    """
+    out: list[str] = []
+    pending: list[str] = []  # directives and text strftime can format in any locale
+    i, n = 0, len(fmt)
+    while i < n:
+        ch = fmt[i]
+        if ch == "%" and i + 1 < n:
+            code = fmt[i + 1]
+            i += 2
+            if code in _C_NAMES:
+                index = now.month - 1 if code in "bB" else now.weekday()
+                if pending:
+                    out.append(now.strftime("".join(pending)))
+                    pending.clear()
+                out.append(_C_NAMES[code][index])
+            elif code == "p":
+                if pending:
+                    out.append(now.strftime("".join(pending)))
+                    pending.clear()
+                out.append("AM" if now.hour < 12 else "PM")
+            elif code in _C_EXPANSIONS:
+                if pending:
+                    out.append(now.strftime("".join(pending)))
+                    pending.clear()
+                out.append(strftime_now(now, _C_EXPANSIONS[code]))
+            else:
+                pending.append("%" + code)
+        else:
+            pending.append(ch)
+            i += 1
+    if pending:
+        out.append(now.strftime("".join(pending)))
+    return "".join(out)

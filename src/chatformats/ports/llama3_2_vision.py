@@ -32,6 +32,7 @@ from .._jinja import (
     iterate,
     length,
     need_str,
+    strftime_now,
     to_str,
     tojson,
     tojson_indented,
@@ -167,7 +168,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     if date_string is MISSING:  # L12-18
         if "strftime_now" in variables:  # L13: a caller's variable shadows the global
             _call_global(variables, "strftime_now", "date_string = strftime_now(...)")
-        date_string = now.strftime("%d %b %Y")  # L14
+        date_string = strftime_now(now, "%d %b %Y")  # L14
         # L16 (the "26 Jul 2024" fallback): strftime_now is always defined.
     if tools is MISSING:  # L20-22
         tools = None

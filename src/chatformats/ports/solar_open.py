@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from .._jinja import MISSING, attr, concat_error, iterate, need_str, to_str, tojson
+from .._jinja import MISSING, attr, concat_error, iterate, need_str, strftime_now, to_str, tojson
 from ..errors import ChatFormatError, UndefinedValueError
 
 Emit = Callable[[str], None]
@@ -192,7 +192,7 @@ def _render_system_message(
         if not is_first_block:  # L21
             emit("\n\n")
         is_first_block = False  # L22
-        emit(_PROVIDER_HEAD + now.strftime("%Y-%m-%d") + _PROVIDER_TAIL)  # L23
+        emit(_PROVIDER_HEAD + strftime_now(now, "%Y-%m-%d") + _PROVIDER_TAIL)  # L23
     if user_system_messages:  # L25
         if not is_first_block:  # L26
             emit("\n\n")
