@@ -14,7 +14,6 @@ below can test exact types.
 from __future__ import annotations
 
 import json
-import _thread
 import json.encoder
 from typing import Any, Callable, Iterable, NoReturn
 
@@ -173,22 +172,18 @@ def tojson(value: Any, indent: int | None = None) -> str:
     if value is MISSING:
         raise TemplateTypeError("Object of type Undefined is not JSON serializable")
     if indent is None:
-        # The fast path: json.dumps's own C encoder, built once per thread instead of per call
-        # (json.dumps builds a JSONEncoder and a C encoder on every call).  Any failure falls
-        # through to json.dumps itself, so errors are exactly json.dumps's.
+        # The fast path: json.dumps's own C encoder, built once instead of on every call (as
+        # json.dumps does, with a JSONEncoder), and without the circular-reference markers:
+        # a cycle makes it fail with RecursionError instead of ValueError.  Any failure falls
+        # through to json.dumps itself, so text and errors are exactly json.dumps's.  The
+        # encoder holds no state, so threads share it.
         if type(value) is str:
             return _encode_basestring(value)
-        try:
-            encode = _tls.encode
-        except AttributeError:
-            encode = _tls.encode = _make_encoder()
-        if encode is not None:
+        if _ENCODE is not None:
             try:
-                return "".join(encode(value, 0))
-            except BaseException as exc:
-                _tls.encode = _make_encoder()  # its circular-reference markers may be stale
-                if not isinstance(exc, Exception):
-                    raise
+                return "".join(_ENCODE(value, 0))
+            except Exception:  # noqa: BLE001 — json.dumps below gives the exact error
+                pass
     try:
         return json.dumps(value, ensure_ascii=False, indent=indent)
     except RecursionError:
@@ -197,19 +192,19 @@ def tojson(value: Any, indent: int | None = None) -> str:
         raise TemplateTypeError(f"tojson failed: {exc}") from None
 
 
-_tls = _thread._local()
 _encode_basestring: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.encode_basestring
 
 
 def _make_encoder() -> Any:
-    """The C encoder ``json.dumps(x, ensure_ascii=False)`` builds on each call (same markers,
-    ``default``, string encoder, separators, ``allow_nan``), or None where the interpreter has
-    no C encoder or it does not give json.dumps's bytes on a probe value."""
+    """The C encoder ``json.dumps(x, ensure_ascii=False)`` builds on each call (same
+    ``default``, string encoder, separators, ``allow_nan``; no circular-reference markers), or
+    None where the interpreter has no C encoder or it does not give json.dumps's bytes on a
+    probe value."""
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:
         return None
     try:
-        encode = make({}, json.JSONEncoder(ensure_ascii=False).default, _encode_basestring, None,
+        encode = make(None, json.JSONEncoder(ensure_ascii=False).default, _encode_basestring, None,
                       ": ", ", ", False, False, True)
         probe = {"a": [1, 2.5, None, True, "é\n\u2028"], 1: {}, 2.0: [], False: (), None: float("nan")}
         if "".join(encode(probe, 0)) != json.dumps(probe, ensure_ascii=False):
@@ -217,6 +212,9 @@ def _make_encoder() -> Any:
     except Exception:  # noqa: BLE001 — a C encoder with another signature: use json.dumps
         return None
     return encode
+
+
+_ENCODE = _make_encoder()
 
 
 def items(value: Any, path: str = "value") -> Iterable[Any]:
