@@ -574,8 +574,42 @@ def strftime_now(now: Any, fmt: str) -> str:
     ``%c %x %X`` are always the C locale's; every other directive is ``datetime.strftime``'s own
     (numbers do not depend on the locale).  In the C locale this is ``now.strftime(fmt)`` exactly
     (``tests/test_jinja_core.py``).
+
+    A format is split once into its plan (:func:`_strftime_plan`, cached: templates pass the same
+    literal on every render); a format without locale-dependent directives is one
+    ``now.strftime`` call.
     """
-    out: list[str] = []
+    plan = _STRFTIME_PLANS.get(fmt)
+    if plan is None:
+        plan = _strftime_plan(fmt)
+        if len(_STRFTIME_PLANS) >= 256:
+            _STRFTIME_PLANS.clear()
+        _STRFTIME_PLANS[fmt] = plan
+    if len(plan) == 1 and type(plan[0]) is str:
+        text: str = now.strftime(plan[0])
+        return text
+    return "".join([now.strftime(step) if type(step) is str else step(now) for step in plan])
+
+
+#: Each format's plan: ``str`` pieces for ``datetime.strftime`` (locale-independent directives
+#: and text) and functions of ``now`` for the C locale's names, in order.
+_STRFTIME_PLANS: dict[str, tuple[Any, ...]] = {}
+
+
+def _c_name(code: str) -> Callable[[Any], str]:
+    names = _C_NAMES[code]
+    if code in "bB":
+        return lambda now: names[now.month - 1]
+    return lambda now: names[now.weekday()]
+
+
+def _c_ampm(now: Any) -> str:
+    return "AM" if now.hour < 12 else "PM"
+
+
+def _strftime_plan(fmt: str) -> tuple[Any, ...]:
+    """The steps :func:`strftime_now` formats ``fmt`` with (see :data:`_STRFTIME_PLANS`)."""
+    out: list[Any] = []
     pending: list[str] = []  # directives and text strftime can format in any locale
     i, n = 0, len(fmt)
     while i < n:
@@ -583,27 +617,21 @@ def strftime_now(now: Any, fmt: str) -> str:
         if ch == "%" and i + 1 < n:
             code = fmt[i + 1]
             i += 2
-            if code in _C_NAMES:
-                index = now.month - 1 if code in "bB" else now.weekday()
+            if code in _C_NAMES or code == "p" or code in _C_EXPANSIONS:
                 if pending:
-                    out.append(now.strftime("".join(pending)))
+                    out.append("".join(pending))
                     pending.clear()
-                out.append(_C_NAMES[code][index])
-            elif code == "p":
-                if pending:
-                    out.append(now.strftime("".join(pending)))
-                    pending.clear()
-                out.append("AM" if now.hour < 12 else "PM")
-            elif code in _C_EXPANSIONS:
-                if pending:
-                    out.append(now.strftime("".join(pending)))
-                    pending.clear()
-                out.append(strftime_now(now, _C_EXPANSIONS[code]))
+                if code in _C_NAMES:
+                    out.append(_c_name(code))
+                elif code == "p":
+                    out.append(_c_ampm)
+                else:
+                    out.extend(_strftime_plan(_C_EXPANSIONS[code]))
             else:
                 pending.append("%" + code)
         else:
             pending.append(ch)
             i += 1
     if pending:
-        out.append(now.strftime("".join(pending)))
-    return "".join(out)
+        out.append("".join(pending))
+    return tuple(out)
