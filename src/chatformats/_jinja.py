@@ -615,7 +615,22 @@ def _strftime_plan(fmt: str) -> tuple[Any, ...]:
     while i < n:
         ch = fmt[i]
         if ch == "%" and i + 1 < n:
-            code = fmt[i + 1]
+            # A directive: %, then glibc's flags (_-0^#), width and E/O modifier, then the
+            # conversion.  Only a plain %a, %b, ... is replaced; one with flags, a width or a
+            # modifier (%^b, %10B, %Ob) is left to strftime as a whole ("%-%b" is "%-%" + "b").
+            j = i + 1
+            while j < n - 1 and fmt[j] in "_-0^#":
+                j += 1
+            while j < n - 1 and fmt[j] in "0123456789":
+                j += 1
+            if j < n - 1 and fmt[j] in "EO":
+                j += 1
+            code = fmt[j]
+            plain = j == i + 1
+            if not plain:
+                pending.append(fmt[i : j + 1])
+                i = j + 1
+                continue
             i += 2
             if code in _C_NAMES or code == "p" or code in _C_EXPANSIONS:
                 if pending:
