@@ -17,6 +17,10 @@ from .parity import assert_parity, assert_template_lines_exercised
 
 NAME = "llama-3.2-vision"
 
+# Every test of this module runs in one xdist worker, so the line-coverage check at the end
+# sees what all of them executed (pyproject: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("format-" + NAME)
+
 # ---------------------------------------------------------------- format-specific strategies
 
 llama_tools = st.one_of(s.tools_any, st.lists(st.sampled_from(s.TOOL_SCHEMAS), min_size=1, max_size=2))

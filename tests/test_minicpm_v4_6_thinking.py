@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -12,6 +13,10 @@ from . import strategies as s
 from .parity import assert_parity, assert_template_lines_exercised
 
 NAME = "minicpm-v-4.6-thinking"
+
+# Every test of this module runs in one xdist worker, so the line-coverage check at the end
+# sees what all of them executed (pyproject: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
 # ---------------------------------------------------------------- format-specific strategies
 

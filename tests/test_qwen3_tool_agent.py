@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -9,6 +10,10 @@ from . import strategies as s
 from .parity import assert_parity, assert_template_lines_exercised
 
 NAME = "qwen3-tool-agent"
+
+# Every test of this module runs in one xdist worker, so the line-coverage check at the end
+# sees what all of them executed (pyproject: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
 qwen3_variables = s.variables(
     tools=s.tools_any,

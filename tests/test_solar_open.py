@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,10 @@ from . import strategies as s
 from .parity import assert_parity, assert_template_lines_exercised
 
 NAME = "solar-open"
+
+# Every test of this module runs in one xdist worker, so the line-coverage check at the end
+# sees what all of them executed (pyproject: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
 # ---------------------------------------------------------------- format-specific strategies
 
