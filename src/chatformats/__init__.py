@@ -135,6 +135,13 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
         now = datetime.now()
     elif not isinstance(now, datetime):
         raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+    return _call_port(name, port, messages, variables, now)
+
+
+def _call_port(name: str, port: PortFunction, messages: Any, variables: Any, now: datetime) -> str:
+    """``port(messages, variables, now)`` behind the safety net both layers share: a
+    ``RecursionError`` becomes :class:`NestingTooDeep`, any other exception that is not a
+    :class:`ChatFormatError` an :class:`InternalError` (a port bug: the tests fail on one)."""
     try:
         return port(messages, variables, now)
     except ChatFormatError:

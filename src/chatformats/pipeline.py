@@ -40,9 +40,10 @@ from datetime import datetime
 from types import FunctionType, MethodType
 from typing import Any, Callable, List, Union
 
+from . import _call_port
 from ._jinja import check_json_like
 from ._registry import get_format
-from .errors import ChatFormatError, InternalError, InvalidConversation, NestingTooDeep
+from .errors import ChatFormatError, InvalidConversation, NestingTooDeep
 
 __all__ = ["apply_chat_template", "PipelineTypeError", "TRANSFORMERS_VERSION"]
 
@@ -393,26 +394,11 @@ def apply_chat_template(
                 "jinja2.environment.Template.render() got multiple values for keyword argument "
                 "'messages'"
             )
-        text = _render(name, port, chat, variables, now)
+        text = _call_port(name, port, chat, variables, now)
         if continue_final_message:
             text = _cut_at_tag(text, final_message)
         rendered.append(text)
     return rendered if is_batched else rendered[0]
-
-
-def _render(name: str, port: Callable[..., str], chat: list[Any], variables: dict[str, Any],
-            now: datetime) -> str:
-    """The port, with :func:`chatformats.render`'s safety net."""
-    try:
-        return port(chat, variables, now)
-    except ChatFormatError:
-        raise
-    except RecursionError:
-        raise NestingTooDeep("input is nested too deeply to render") from None
-    except Exception as exc:  # a port bug; the test suite fails on any InternalError
-        raise InternalError(
-            f"{name}: unexpected {type(exc).__name__}: {exc} (this is a chatformats bug)"
-        ) from exc
 
 
 def _tag_final_message(template_file: str, chat: list[Any], field: str) -> Any:
