@@ -212,6 +212,68 @@ def test_check_json_like_refuses_other_objects_with_a_path():
     J.check_json_like(deep, "x")  # iterative: no RecursionError
 
 
+def test_check_json_like_on_shared_and_cyclic_references():
+    # The tree walk gives up on these after its budget and the graph walk decides.
+    from chatformats import InvalidConversation
+
+    shared: Any = "leaf"
+    for _ in range(80):  # 2**80 paths, 81 containers
+        shared = [shared, {"k": shared}]
+    assert J._is_json_like(shared)
+    J.check_json_like(shared, "x")
+    bad_cycle: list[Any] = [{"a": object()}]
+    bad_cycle.append(bad_cycle)
+    assert not J._is_json_like(bad_cycle)
+    with pytest.raises(InvalidConversation, match=r"x(\[1\])*\[0\]\.a is a builtins\.object"):
+        J.check_json_like(bad_cycle, "x")
+    big_tree = [[i] for i in range(J._TREE_BUDGET + 10)]  # over the budget, no sharing
+    assert J._is_json_like(big_tree)
+    big_tree[-1].append(1j)
+    assert not J._is_json_like(big_tree)
+
+
+_NOT_JSON = st.sampled_from([object(), 1j, b"b", {1, 2}, frozenset(), range(2)])
+_STR_KEYS = st.one_of(st.text(max_size=3), st.integers(), st.none(), st.booleans())
+
+
+@st.composite
+def _graphs(draw: Any) -> Any:
+    """JSON-like trees with, sometimes, non-JSON values or keys, shared subtrees or a cycle."""
+    leaves = st.one_of(st.text(max_size=3), st.integers(), st.floats(), st.booleans(), st.none(),
+                       _NOT_JSON)
+    tree = draw(st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner, inner),
+                                st.dictionaries(st.one_of(_STR_KEYS, st.just(1j)), inner, max_size=3)),
+        max_leaves=12,
+    ))
+    kind = draw(st.sampled_from(["tree", "shared", "cycle"]))
+    if kind == "shared":
+        return [tree, {"again": tree}, tree]
+    if kind == "cycle":
+        outer: list[Any] = [tree]
+        outer.append({"self": outer})
+        return outer
+    return tree
+
+
+@given(_graphs())
+@example([{"a": "x"}, {"b": object()}])
+def test_the_tree_walk_and_the_graph_walk_agree(value):
+    from unittest import mock
+
+    expected = J._is_json_like_graph(value)
+    for budget in (1_000, 5):  # a cycle runs out of either; a small tree out of the second only
+        with mock.patch.object(J, "_TREE_BUDGET", budget):
+            assert J._is_json_like(value) == expected
+            try:
+                J.check_json_like(value, "v")
+            except ChatFormatError:
+                assert not expected
+            else:
+                assert expected
+
+
 @given(st.datetimes(), st.lists(st.sampled_from(["%d", "%b", "%Y", "%m", "%a", "%A", "%B", "%h", "%p", "%c",
                                                  "%x", "%X", "%H", "%M", "%S", "%e", "%j", "%%", " ", "-", "é", "%-", "%^",
                                                  "%_", "%0", "%#", "%E", "%O", "%1", "%10",

@@ -371,7 +371,12 @@ def check_json_like(value: Any, path: str) -> None:
 
 
 def _is_json_like(value: Any) -> bool:
-    """Whether :func:`check_json_like` accepts ``value``, without building any path."""
+    """Whether :func:`check_json_like` accepts ``value``, without building any path.
+
+    Conversations are trees, so the walk first keeps no visited set (an ``id()`` and a set
+    insertion per container are a quarter of its time on nested tool schemas).  Shared or cyclic
+    references would make that walk repeat itself, so it gives up after :data:`_TREE_BUDGET`
+    containers and :func:`_is_json_like_graph` walks again, visiting each container once."""
     leaves = _LEAVES
     stack: list[Any] = []
     push = stack.append
@@ -385,8 +390,55 @@ def _is_json_like(value: Any) -> bool:
                         return False
             elif type(sub) not in leaves:
                 push(sub)
+        if not stack:  # a plain chat: only strings below the messages
+            return True
     else:
         push(value)
+    containers = _CONTAINERS
+    pop = stack.pop
+    budget = _TREE_BUDGET
+    while stack:
+        obj = pop()
+        budget -= 1
+        if not budget:  # shared or cyclic references (or a very large tree)
+            return _is_json_like_graph(value)
+        tp = type(obj)
+        if tp is dict:
+            for key, sub in obj.items():
+                if type(key) is not str and type(key) not in leaves:
+                    return False
+                tp = type(sub)
+                if tp is str or tp in leaves:
+                    continue
+                if tp in containers:
+                    push(sub)
+                else:
+                    return False
+        elif tp is list or tp is tuple:
+            for sub in obj:
+                tp = type(sub)
+                if tp is str or tp in leaves:
+                    continue
+                if tp in containers:
+                    push(sub)
+                else:
+                    return False
+        elif tp not in leaves:
+            return False
+    return True
+
+
+_CONTAINERS = frozenset((dict, list, tuple))
+#: Containers :func:`_is_json_like` pops before it assumes shared references and walks again
+#: with a visited set (a cycle would otherwise never end; a DAG could take exponential time).
+_TREE_BUDGET = 100_000
+
+
+def _is_json_like_graph(value: Any) -> bool:
+    """:func:`_is_json_like` for any graph: each container is walked once (by ``id``)."""
+    leaves = _LEAVES
+    stack: list[Any] = [value]
+    push = stack.append
     seen: set[int] = set()
     add = seen.add
     pop = stack.pop
