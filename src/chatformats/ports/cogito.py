@@ -14,9 +14,8 @@ newlines *inside* the string literals (L18-20, 27-29, 33-35, 37-38, 41-43, 54-56
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
 from ..errors import ChatFormatError, TemplateTypeError
@@ -43,10 +42,10 @@ _THINK_PREFILL = "<think>\n"  # L121 ('<think>\n': the escape is a newline)
 _RESPONSE_OPEN = _IPYTHON_HEADER + _CONTENT_OPEN  # L105-107 then L109/L111
 _RESPONSE_CLOSE_ID = _ID_CLOSE + _EOT  # L109 then L113
 _RESPONSE_CLOSE = "}" + _EOT  # L111 then L113
+_TOOL_ROLES = frozenset(("ipython", "tool", "tool_results"))  # L53, L104
 
 
-@dataclass(frozen=True)
-class Variables:
+class Variables(NamedTuple):
     """L2-24: the template's ``set`` variables once its prologue has run.
 
     ``tools`` is ``None`` when not passed (L2-4); ``enable_thinking`` is ``False`` when not
@@ -119,8 +118,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         # ``tool_calls is defined and tool_calls is not none`` (L53, L69): the key is present
         # and not None, i.e. ``get`` does not give None.
         tool_calls = message.get("tool_calls")
-        # L53: Case 1 - not (role ipython/tool/tool_results, or tool_calls defined and not none)
-        if not (role == "ipython" or role == "tool" or role == "tool_results" or tool_calls is not None):
+        # L53: Case 1 - not (role ipython/tool/tool_results, or tool_calls defined and not none).
+        # Only a str role can equal one of the three (no other JSON value equals a string).
+        if tool_calls is None and (type(role) is not str or role not in _TOOL_ROLES):
             if type(role) is not str:  # L54: '...' + message['role'] (the same key of a dict)
                 raise concat_error(role, f"messages[{index + offset}].role")
             content = message.get("content", _missing)  # a dict: anything else failed above

@@ -19,9 +19,8 @@ variables first, as jinja2 does, so passing ``strftime_now``, ``raise_exception`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .._jinja import (
     MISSING,
@@ -72,8 +71,7 @@ _MSG_NO_FIRST_USER = "Cannot put tools in the first user message when there's no
 _MSG_SINGLE_CALL = "This model only supports single tool-calls at once!"
 
 
-@dataclass(frozen=True)
-class ImageNamespace:
+class ImageNamespace(NamedTuple):
     """L33-40: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
     content item (of a message after the system message) is a mapping whose ``type`` is
     ``"image"``."""

@@ -8,9 +8,8 @@ message loop (72-137) and the generation prompt (138-145).  ``Lnn`` comments cit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .._jinja import (
     MISSING,
@@ -46,8 +45,7 @@ _TOOLS_TAIL = (
 )
 
 
-@dataclass(frozen=True)
-class Namespace:
+class Namespace(NamedTuple):
     """L58-68: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
     after the reversed scan.  ``multi_step_tool`` stays true when no user message's rendered,
     trimmed content is a real query (one not wrapped in ``<tool_response>...</tool_response>``)."""

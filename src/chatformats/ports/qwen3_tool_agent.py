@@ -8,9 +8,8 @@ prompt (85-87).  ``Lnn`` comments cite template lines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .._jinja import MISSING, attr, item, iterate, length, need_str, to_str, tojson
 
@@ -41,8 +40,7 @@ _TOOLS_TAIL = (
 )
 
 
-@dataclass(frozen=True)
-class Namespace:
+class Namespace(NamedTuple):
     """L18-25: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
     after the reversed scan.  ``multi_step_tool`` stays true when no message is a real user
     query (a string content not wrapped in ``<tool_response>...</tool_response>``)."""

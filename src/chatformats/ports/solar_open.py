@@ -18,9 +18,8 @@ in one pass (see :class:`ToolNameIndex` for why a ``str``-keyed dict is exact).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence
 
 from .._jinja import MISSING, attr, concat_error, iterate, need_str, strftime_now, to_str, tojson
 from ..errors import ChatFormatError, UndefinedValueError
@@ -74,8 +73,7 @@ _END = "<|end|>"
 # ---------------------------------------------------------------- pre-pass
 
 
-@dataclass(frozen=True)
-class Namespaces:
+class Namespaces(NamedTuple):
     """The template's namespaces once its pre-passes have run.
 
     - ``last_user_idx``: ``last_user_idx.value`` (L11-16), the index of the last message whose
@@ -104,8 +102,7 @@ def scan(messages: Sequence[Any]) -> Namespaces:
     return Namespaces(last_user_idx=last_user_idx, system_messages=system_messages)
 
 
-@dataclass(frozen=True)
-class ToolNameIndex:
+class ToolNameIndex(NamedTuple):
     """What ``get_tool_name(messages, tool_call_id)`` (L66-76) gives for every id, in one pass.
 
     The macro is only ever called with a ``tool_call_id`` that L116 has just concatenated to a
