@@ -97,8 +97,9 @@ def summary_tables(report: Dict[str, Any]) -> str:
             lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
         lines.append("")
     # scaling
-    tables = [(series, table, "each render timed alone, the same way at both sizes: right after an untimed render of the same "
-               "conversation by the same engine, with the core's cache emptied in between")
+    tables = [(series, table, "single renders, the two sizes alternating: each right after an untimed render of the same "
+               "conversation by the same engine, with the core's cache emptied in between; the median of the "
+               "paired ratios")
               for series, table in s["scaling"].items()]
     tables += [(series, table, "from the back-to-back batches of the timing rounds: a batch keeps a 1,000-message "
                 "conversation in the core's cache; `output copy` is one copy of the rendered text, the machine's "

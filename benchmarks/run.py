@@ -209,6 +209,30 @@ def _cold_call(engine: E.Engine, workload: Dict[str, Any]) -> float:
         gc.enable()
 
 
+def _paired_scaling(fmt: str, series: str, big: Dict[str, Any], built: Dict[str, E.Engine],
+                    fast: List[str], result: Dict[str, Any], opts: argparse.Namespace) -> None:
+    """time(10,000)/time(1,000) from single calls of the two sizes alternating, in the same phase
+    of the run: the median of the paired ratios, for every engine fast enough to be called
+    singly (slow engines keep the ratio of their medians at each size).
+
+    Timing the two sizes minutes apart made the ratio depend on the heap and cache state each
+    phase happened to start from (qwen3-tool-agent's chat: 10.1 in one run, 13.5 in another,
+    with the same code); alternating them gives both sizes the same state."""
+    small_wl = next(wl for wl in SERIES[series] if W.WORKLOADS[wl][1] == SCALING_SIZES[0])
+    small = W.generate(small_wl, fmt)
+    small["variables"] = E.variables(fmt, small)
+    for n in fast:
+        pairs: List[Tuple[float, float]] = []
+        for _ in range(opts.single_calls):
+            pairs.append((_cold_call(built[n], small), _cold_call(built[n], big)))
+            if sum(a + b for a, b in pairs) > opts.budget / 2 and len(pairs) >= 3:
+                break
+        result["engines"][n]["scaling_paired"] = statistics.median(b / a for a, b in pairs)
+        result["engines"][n]["scaling_pairs"] = len(pairs)
+        result["engines"][n]["scaling_small_median_s"] = statistics.median(a for a, _ in pairs)
+        result["engines"][n]["scaling_big_median_s"] = statistics.median(b for _, b in pairs)
+
+
 def estimate(history: Dict[int, float], size: int) -> Optional[float]:
     """Time at ``size`` from the times at smaller sizes: at least linear in size, and the
     measured exponent between the two largest sizes if it is worse."""
@@ -314,6 +338,8 @@ def bench_one(fmt: str, wl: str, built: Dict[str, E.Engine], manifest: Dict[str,
         for n in timed:
             result["engines"][n]["single_median_s"] = statistics.median(singles[n])
             result["engines"][n]["single_calls"] = len(singles[n])
+        if size == SCALING_SIZES[-1]:
+            _paired_scaling(fmt, series, data, built, fast, result, opts)
 
     # The floor no engine can beat: copying the output once (joining its two halves).
     if reference is not None or outputs:
@@ -678,7 +704,9 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
             for key, table in (("single_median_s", out["scaling"]), ("median_s", out["scaling_batched"])):
                 for name in b["engines"]:
                     ia, ib = a["engines"].get(name, {}), b["engines"].get(name, {})
-                    if key in ia and key in ib:
+                    if key == "single_median_s" and "scaling_paired" in ib:
+                        value = ib["scaling_paired"]
+                    elif key in ia and key in ib:
                         value: Any = ib[key] / ia[key]
                     elif key in ia and ib.get("status") == "capped":
                         value = f"capped (est. {ib['estimate_s'] / ia[key]:.0f})"
