@@ -15,6 +15,7 @@ newlines *inside* the string literals (L18-20, 27-29, 33-35, 37-38, 41-43, 54-56
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import islice
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
@@ -51,14 +52,14 @@ class Variables(NamedTuple):
     ``tools`` is ``None`` when not passed (L2-4); ``enable_thinking`` is ``False`` when not
     passed (L5-7); ``system_message`` is the first message's content through ``|trim`` when its
     role is ``system`` (L9-14), with the thinking sentence put in front (L16-24);
-    ``messages`` has that first message sliced off (L11); ``offset`` (1 or 0) maps an index of
-    ``messages`` back to the caller's list, for error paths."""
+    ``start`` is where the loop's ``messages`` begins in the caller's list: 1 when L11 sliced
+    the system message off, else 0 (the loop reads ``messages`` from there instead of copying
+    the slice, whose reference counting alone touches every message twice)."""
 
     tools: Any
     enable_thinking: Any
     system_message: str
-    messages: Sequence[Any]
-    offset: int
+    start: int
 
 
 def prologue(messages: Sequence[Any], variables: Mapping[str, Any]) -> Variables:
@@ -71,11 +72,10 @@ def prologue(messages: Sequence[Any], variables: Mapping[str, Any]) -> Variables
         enable_thinking = False
     # L9: messages[0]['role'] (an empty conversation fails: undefined['role'])
     first = item(messages, 0, "messages")
-    offset = 0
+    start = 0
     if item(first, "role", "messages[0]") == "system":
         system_message = trim(item(first, "content"))  # L10
-        messages = messages[1:]  # L11
-        offset = 1
+        start = 1  # L11: messages = messages[1:]
     else:
         system_message = ""  # L13
     if enable_thinking:  # L16
@@ -83,7 +83,7 @@ def prologue(messages: Sequence[Any], variables: Mapping[str, Any]) -> Variables
             system_message = _THINKING_SEP + system_message
         else:  # L21-22
             system_message = _THINKING
-    return Variables(tools, enable_thinking, system_message, messages, offset)
+    return Variables(tools, enable_thinking, system_message, start)
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
@@ -107,13 +107,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             emit(_tools_block(tools))  # L39-44
         emit(_EOT)  # L46
 
-    offset = v.offset
     _missing = MISSING
-    for index, message in enumerate(v.messages):  # L50
+    # L50: for message in messages (the L11 slice; ``index`` counts in the caller's list)
+    for index, message in enumerate(islice(messages, v.start, None), v.start):
         if type(message) is not dict:
             # No other JSON value has a role or tool_calls: Case 1, whose message['role'] (L54)
             # is undefined and cannot be concatenated.
-            raise concat_error(item(message, "role"), f"messages[{index + offset}].role")
+            raise concat_error(item(message, "role"), f"messages[{index}].role")
         role = message.get("role", _missing)
         # ``tool_calls is defined and tool_calls is not none`` (L53, L69): the key is present
         # and not None, i.e. ``get`` does not give None.
@@ -122,13 +122,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         # Only a str role can equal one of the three (no other JSON value equals a string).
         if tool_calls is None and (type(role) is not str or role not in _TOOL_ROLES):
             if type(role) is not str:  # L54: '...' + message['role'] (the same key of a dict)
-                raise concat_error(role, f"messages[{index + offset}].role")
+                raise concat_error(role, f"messages[{index}].role")
             content = message.get("content", _missing)  # a dict: anything else failed above
             if type(content) is str:  # L54-58, L66
                 emit_all((_HEADER_OPEN, role, _HEADER_CLOSE, content.strip(), _EOT))
             else:  # L59-64
                 emit(f"{_HEADER_OPEN}{role}{_HEADER_CLOSE}")  # L54-56
-                for part in _content_parts(content, index + offset):
+                for part in _content_parts(content, index):
                     if type(part) is dict and part.get("type", _missing) == "text":  # L61
                         emit(trim(part.get("text", _missing)))  # L62
                 emit(_EOT)  # L66
@@ -140,7 +140,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                 emit_all((_ASSISTANT_HEADER, content.strip(), "["))
             else:  # L75-85
                 emit(_ASSISTANT_HEADER)  # L70-72
-                for part in _content_parts(content, index + offset):
+                for part in _content_parts(content, index):
                     if type(part) is dict and part.get("type", _missing) == "text":  # L77
                         text = trim(part.get("text", _missing))
                         emit(text)  # L78
@@ -148,23 +148,23 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                             emit(_PART_SEP)
                 emit("[")  # L87 (left unclosed when there is no tool call)
             # L88-101: each call's function as JSON, "id" spliced in over its last character
-            calls = tool_calls if type(tool_calls) is list else _calls(tool_calls, index + offset)
+            calls = tool_calls if type(tool_calls) is list else _calls(tool_calls, index)
             last = len(calls) - 1
             for k, tool_call in enumerate(calls):
                 function = tool_call.get("function", _missing) if type(tool_call) is dict else _missing
                 if function is _missing:  # L89: undefined|tojson (a non-dict call has no function)
-                    raise _undefined_json(f"messages[{index + offset}].tool_calls[{k}].function")
+                    raise _undefined_json(f"messages[{index}].tool_calls[{k}].function")
                 try:
                     out_json = tojson(function)  # L89: set out = tool_call.function|tojson
                 except TemplateTypeError as exc:
-                    raise TemplateTypeError(f"messages[{index + offset}].tool_calls[{k}].function: {exc}") from None
+                    raise TemplateTypeError(f"messages[{index}].tool_calls[{k}].function: {exc}") from None
                 separator = ", " if k != last else _CALLS_END  # L96-100: not loop.last
                 call_id = tool_call.get("id", _missing)  # a dict: it has a function
                 if call_id is _missing:  # L90-91: not tool_call.id is defined
                     emit_all((out_json, separator))
                 else:  # L92-94: out[:-1] cuts the last character whatever the JSON is
                     if type(call_id) is not str:
-                        raise concat_error(call_id, f"messages[{index + offset}].tool_calls[{k}].id")
+                        raise concat_error(call_id, f"messages[{index}].tool_calls[{k}].id")
                     emit_all((out_json[:-1], _ID_OPEN, call_id, _ID_CLOSE, separator))
 
         # L104: Case 3 - always true here (kept literally); ``.role`` and ``["role"]`` agree on
@@ -172,15 +172,15 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         elif role == "ipython" or role == "tool_results" or role == "tool":
             content = message.get("content", _missing)
             if content is _missing:  # L109/L111: undefined|tojson
-                raise _undefined_json(f"messages[{index + offset}].content")
+                raise _undefined_json(f"messages[{index}].content")
             try:
                 content_json = tojson(content)
             except TemplateTypeError as exc:
-                raise TemplateTypeError(f"messages[{index + offset}].content: {exc}") from None
+                raise TemplateTypeError(f"messages[{index}].content: {exc}") from None
             tool_call_id = message.get("tool_call_id", _missing)
             if tool_call_id is not _missing and tool_call_id != "":  # L108-109, L105-107, L113
                 if type(tool_call_id) is not str:
-                    raise concat_error(tool_call_id, f"messages[{index + offset}].tool_call_id")
+                    raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
                 emit_all((_RESPONSE_OPEN, content_json, _CALL_ID_OPEN, tool_call_id, _RESPONSE_CLOSE_ID))
             else:  # L105-107, L110-111, L113
                 emit_all((_RESPONSE_OPEN, content_json, _RESPONSE_CLOSE))
