@@ -45,3 +45,50 @@ def test_pre_check_passes_on_the_smallest_workloads():
         for engine, info in result["engines"].items():
             assert info["status"] == "ok", (result["format"], result["workload"], engine, info)
             assert info["samples"] >= 1
+
+
+def _result(fmt: str, wl: str, copy_s: float, **engines: dict) -> dict:
+    return {"format": fmt, "workload": wl, "messages": 0, "engines": engines, "output_copy_s": copy_s,
+            "ratios": {"jinja2/chatformats": engines["jinja2"]["median_s"] / engines["chatformats"]["median_s"]}}
+
+
+def test_summary_scaling_and_reach():
+    """The summary takes the scaling ratio from the paired single renders when there are some (and
+    from the two sizes' medians otherwise), and names the pairs where the reference engine takes
+    under 8 output copies."""
+    ok = {"status": "ok"}
+    results = [
+        _result("f", "chat_1000", 1e-4, chatformats=dict(ok, median_s=1e-3, single_median_s=1e-3),
+                jinja2=dict(ok, median_s=2e-2, single_median_s=2e-2)),
+        _result("f", "chat_10000", 1e-3, chatformats=dict(ok, median_s=1.5e-2, single_median_s=1.4e-2,
+                                                          scaling_paired=10.5),
+                jinja2=dict(ok, median_s=2e-1, single_median_s=2.2e-1)),
+        _result("f", "one_mb_message", 1e-3, chatformats=dict(ok, median_s=1.1e-3), jinja2=dict(ok, median_s=3e-3)),
+    ]
+    summary = R.summarise({"results": results, "formats": ["f"]})
+    assert summary["scaling"]["chat"]["f"] == {"chatformats": 10.5, "jinja2": pytest.approx(11.0)}
+    assert summary["scaling_batched"]["chat"]["f"]["chatformats"] == pytest.approx(15.0)
+    assert summary["targets"]["linear"]["met"] and not summary["targets"]["linear_batched"]["met"]
+    target = summary["targets"]["jinja2/chatformats"]
+    assert target["below"] == ["f one_mb_message 2.7"]
+    assert target["unreachable"] == ["f one_mb_message 3.0"]
+    assert not target["met"]
+
+
+def test_paired_scaling_alternates_the_two_sizes(monkeypatch):
+    calls: list = []
+
+    def engine(workload: dict) -> str:
+        calls.append(len(workload["messages"]))
+        return ""
+
+    timings = iter([1.0, 10.0, 2.0, 22.0, 1.0, 12.0])
+    monkeypatch.setattr(R, "_cold_call", lambda eng, data: (eng(data), next(timings))[1])
+    opts = R.parse_args(["--single-calls", "3", "--budget", "1000"])
+    big = W.generate("chat_10000", "cogito")
+    result: dict = {"engines": {"chatformats": {}}}
+    R._paired_scaling("cogito", "chat", big, {"chatformats": engine}, ["chatformats"], result, opts)
+    info = result["engines"]["chatformats"]
+    assert calls == [1000, 10000] * 3
+    assert info["scaling_paired"] == 11.0  # the median of 10, 11 and 12, not 22/2 or 12/1
+    assert info["scaling_pairs"] == 3
