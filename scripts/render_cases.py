@@ -18,14 +18,16 @@ runs in three phases:
 
 1. ``import``: ``import chatformats`` and resolve each format's port.  Allowed: ``import``,
    ``open`` (read-only), ``compile`` and ``exec`` of modules and files of the chatformats
-   package and of the standard library only.
+   package and of the standard library only (no code compiled from a string, such as the
+   methods ``dataclasses`` and ``namedtuple`` generate).
 2. ``render``: render every case.  No ``compile``, ``exec``, ``open``, ``import`` at all, and
    no other audit event except the few listed in ``RENDER_ALLOWED``.
 3. ``done``: write the results (the hook ignores this phase).
 
 In every phase, any ``subprocess``/``os.system``/``os.exec*``/``os.spawn*``/``os.fork``/
 ``socket`` event is a violation.  ``--inject KIND`` commits one violation of kind ``KIND``
-during the render phase, so the test can prove the hook sees it.
+during the render phase (``dataclass``: during the import phase), so the test can prove the hook
+sees it.
 
 Only the standard library is used; Python 3.9+.
 """
@@ -89,7 +91,6 @@ class Auditor:
         self.phase = "setup"
         self.violations: list = []
         self.events: dict = {}
-        self.generated: dict = {}
         self.busy = False
 
     def _inside(self, path: object, package: bool = True) -> bool:
@@ -120,16 +121,11 @@ class Auditor:
             filename = args[1] if event == "compile" else getattr(args[0], "co_filename", None)
             if isinstance(filename, str) and filename.startswith("<frozen "):
                 return True  # a frozen standard-library module (importlib, ntpath, ...)
-            if self._inside(filename):
-                return True  # a module of the package or of the standard library
-            # Code the standard library generates itself (dataclasses' __init__/__eq__/...,
-            # namedtuple's __new__) while the package's classes are defined.
-            caller = sys._getframe(2)
-            if self._inside(caller.f_code.co_filename, package=False):
-                where = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_code.co_name}"
-                self.generated[where] = self.generated.get(where, 0) + 1
-                return True
-            return False
+            # A module of the package or of the standard library.  Code compiled from a string
+            # (``<string>``: dataclasses' generated methods, namedtuple's ``__new__``) is not,
+            # even when the standard library generates it: the package defines no such class
+            # and imports no module that does.
+            return self._inside(filename)
         return False
 
     def _importer_is_stdlib(self) -> bool:
@@ -192,6 +188,10 @@ def _inject(kind: str) -> None:
         import subprocess
 
         subprocess.run([sys.executable, "-c", "pass"], check=False)
+    elif kind == "dataclass":  # committed in the import phase: generated code, as a dataclass's
+        import dataclasses
+
+        dataclasses.make_dataclass("Injected", ["a"])
     else:
         raise SystemExit(f"unknown --inject kind {kind!r}")
 
@@ -231,6 +231,9 @@ def main(argv: list | None = None) -> int:
     for name in sorted({case[0] for case in cases}):
         chatformats.get_format(name).port  # noqa: B018 — imports the port module
 
+    if opts.inject == "dataclass":
+        _inject(opts.inject)
+
     auditor.phase = "render"
     render = chatformats.render
     error_base = chatformats.ChatFormatError
@@ -240,7 +243,7 @@ def main(argv: list | None = None) -> int:
             results.append(("ok", render(name, messages, now=now, **variables)))
         except error_base as exc:
             results.append(("error", type(exc).__name__, str(exc)))
-    if opts.inject:
+    if opts.inject and opts.inject != "dataclass":
         _inject(opts.inject)
     auditor.phase = "done"
 
@@ -251,7 +254,6 @@ def main(argv: list | None = None) -> int:
             "violations": auditor.violations,
             "modules": modules,
             "preloaded": preloaded,
-            "generated": auditor.generated,
             "events": {f"{phase}:{event}": n for (phase, event), n in sorted(auditor.events.items())},
             "chatformats_file": chatformats.__file__,
             "flags": {"isolated": sys.flags.isolated, "no_site": sys.flags.no_site},

@@ -157,7 +157,8 @@ def _foreign_modules(report: dict[str, Any]) -> list[str]:
 def test_audit_hook_no_dynamic_code_or_io(cases: list[tuple[Any, ...]], expected: list[tuple[Any, ...]],
                                           tmp_path: Path) -> None:
     """In a subprocess with ``sys.addaudithook`` installed before ``import chatformats``:
-    importing loads only the package and the standard library; rendering every case raises no
+    importing loads only the package and the standard library and runs no code compiled from a
+    string; rendering every case raises no
     ``compile``/``exec``/``open``/``import``/``subprocess``/``socket`` event (no audit event at
     all but ``builtins.id``); jinja2 is never imported."""
     report = run_script(cases, tmp_path, "--audit")
@@ -178,6 +179,14 @@ def test_audit_hook_sees_each_violation(kind: str, event: str, tmp_path: Path) -
     report = run_script([golden.load_all()[0].key()], tmp_path, "--audit", "--inject", kind)
     seen = {(phase, name) for phase, name, _, _ in report["violations"]}
     assert ("render", event) in seen, report["violations"]
+
+
+def test_audit_hook_sees_generated_code_at_import(tmp_path: Path) -> None:
+    """Importing runs no code compiled from a string: a dataclass defined while importing (the
+    standard library generates its methods with ``exec``) is reported."""
+    report = run_script([golden.load_all()[0].key()], tmp_path, "--audit", "--inject", "dataclass")
+    seen = {(phase, name) for phase, name, _, _ in report["violations"]}
+    assert ("import", "compile") in seen and ("import", "exec") in seen, report["violations"]
 
 
 # ---------------------------------------------------------------- python -I -S

@@ -6,25 +6,35 @@ every entry to its port module and to ``reference_templates/`` by sha256.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .errors import ChatFormatError, UnknownFormatError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# ``hashlib`` and ``pathlib`` are imported where the reference template is read, not here:
+# rendering never reads it, and ``pathlib`` imports ``urllib.parse``, whose ``namedtuple``s
+# are generated code (``exec``) run at import.
 
 PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
 
-@dataclass(frozen=True)
 class ChatFormat:
-    """One supported chat template.
+    """One supported chat template (read-only).
 
     ``render(messages, **variables)`` is the template layer for this format, the same as
     ``chatformats.render(self.name, messages, **variables)``.
+
+    A hand-written class, not a dataclass: ``dataclasses`` (like ``namedtuple``) generates its
+    methods with ``exec`` when a class is defined, and importing chatformats runs no generated
+    code (``tests/test_runtimes.py``).
     """
+
+    __slots__ = ("name", "model_ids", "special_tokens", "status", "module", "template_file",
+                 "template_sha256", "description")
 
     name: str
     model_ids: tuple[str, ...]
@@ -36,7 +46,35 @@ class ChatFormat:
     module: str
     template_file: str
     template_sha256: str
-    description: str = field(default="", compare=False)
+    description: str
+
+    def __init__(self, name: str, model_ids: tuple[str, ...], special_tokens: Mapping[str, str],
+                 status: str, module: str, template_file: str, template_sha256: str,
+                 description: str = "") -> None:
+        for field_name, value in zip(self.__slots__, (name, model_ids, special_tokens, status, module,
+                                                      template_file, template_sha256, description)):
+            object.__setattr__(self, field_name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"ChatFormat is read-only: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"ChatFormat is read-only: cannot delete {name!r}")
+
+    def _key(self) -> tuple[Any, ...]:  # every field but the description
+        return tuple(getattr(self, f) for f in self.__slots__[:-1])
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ChatFormat:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.template_sha256))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        return f"ChatFormat({fields})"
 
     @property
     def template_path(self) -> Path:
@@ -46,6 +84,8 @@ class ChatFormat:
     def template_source(self) -> str:
         """The reference template's text, checked against its pinned sha256."""
         data = self.template_path.read_bytes()
+        import hashlib
+
         digest = hashlib.sha256(data).hexdigest()
         if digest != self.template_sha256:
             raise ChatFormatError(
@@ -71,6 +111,8 @@ class ChatFormat:
 
 
 def _template_dir() -> Path:
+    from pathlib import Path
+
     here = Path(__file__).resolve().parent
     for candidate in (here / "reference_templates", here.parent.parent / "reference_templates"):
         if candidate.is_dir():

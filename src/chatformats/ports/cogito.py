@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from itertools import islice
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
 from ..errors import ChatFormatError, TemplateTypeError
@@ -46,7 +46,7 @@ _RESPONSE_CLOSE = "}" + _EOT  # L111 then L113
 _TOOL_ROLES = frozenset(("ipython", "tool", "tool_results"))  # L53, L104
 
 
-class Variables(NamedTuple):
+class Variables:
     """L2-24: the template's ``set`` variables once its prologue has run.
 
     ``tools`` is ``None`` when not passed (L2-4); ``enable_thinking`` is ``False`` when not
@@ -56,10 +56,18 @@ class Variables(NamedTuple):
     the system message off, else 0 (the loop reads ``messages`` from there instead of copying
     the slice, whose reference counting alone touches every message twice)."""
 
+    __slots__ = ("tools", "enable_thinking", "system_message", "start")
+
     tools: Any
     enable_thinking: Any
     system_message: str
     start: int
+
+    def __init__(self, tools: Any, enable_thinking: Any, system_message: str, start: int) -> None:
+        self.tools = tools
+        self.enable_thinking = enable_thinking
+        self.system_message = system_message
+        self.start = start
 
 
 def prologue(messages: Sequence[Any], variables: Mapping[str, Any]) -> Variables:

@@ -20,7 +20,7 @@ variables first, as jinja2 does, so passing ``strftime_now``, ``raise_exception`
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, Sequence
 
 from .._jinja import (
     MISSING,
@@ -71,12 +71,17 @@ _MSG_NO_FIRST_USER = "Cannot put tools in the first user message when there's no
 _MSG_SINGLE_CALL = "This model only supports single tool-calls at once!"
 
 
-class ImageNamespace(NamedTuple):
+class ImageNamespace:
     """L33-40: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
     content item (of a message after the system message) is a mapping whose ``type`` is
     ``"image"``."""
 
+    __slots__ = ("has_images",)
+
     has_images: bool
+
+    def __init__(self, has_images: bool) -> None:
+        self.has_images = has_images
 
 
 def _call_global(variables: Mapping[str, Any], name: str, where: str) -> None:

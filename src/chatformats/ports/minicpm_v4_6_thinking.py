@@ -9,7 +9,7 @@ message loop (72-137) and the generation prompt (138-145).  ``Lnn`` comments cit
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, Sequence
 
 from .._jinja import (
     MISSING,
@@ -45,13 +45,19 @@ _TOOLS_TAIL = (
 )
 
 
-class Namespace(NamedTuple):
+class Namespace:
     """L58-68: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
     after the reversed scan.  ``multi_step_tool`` stays true when no user message's rendered,
     trimmed content is a real query (one not wrapped in ``<tool_response>...</tool_response>``)."""
 
+    __slots__ = ("multi_step_tool", "last_query_index")
+
     multi_step_tool: bool
     last_query_index: int
+
+    def __init__(self, multi_step_tool: bool, last_query_index: int) -> None:
+        self.multi_step_tool = multi_step_tool
+        self.last_query_index = last_query_index
 
 
 def _content_path(index: int) -> str:

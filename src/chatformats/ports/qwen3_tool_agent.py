@@ -9,7 +9,7 @@ prompt (85-87).  ``Lnn`` comments cite template lines.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING, attr, item, iterate, length, need_str, to_str, tojson
 
@@ -40,13 +40,19 @@ _TOOLS_TAIL = (
 )
 
 
-class Namespace(NamedTuple):
+class Namespace:
     """L18-25: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
     after the reversed scan.  ``multi_step_tool`` stays true when no message is a real user
     query (a string content not wrapped in ``<tool_response>...</tool_response>``)."""
 
+    __slots__ = ("multi_step_tool", "last_query_index")
+
     multi_step_tool: bool
     last_query_index: int
+
+    def __init__(self, multi_step_tool: bool, last_query_index: int) -> None:
+        self.multi_step_tool = multi_step_tool
+        self.last_query_index = last_query_index
 
 
 def scan_last_query(messages: Sequence[Any]) -> Namespace:

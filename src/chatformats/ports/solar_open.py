@@ -19,7 +19,7 @@ in one pass (see :class:`ToolNameIndex` for why a ``str``-keyed dict is exact).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from .._jinja import MISSING, attr, concat_error, iterate, need_str, strftime_now, to_str, tojson
 from ..errors import ChatFormatError, UndefinedValueError
@@ -73,7 +73,7 @@ _END = "<|end|>"
 # ---------------------------------------------------------------- pre-pass
 
 
-class Namespaces(NamedTuple):
+class Namespaces:
     """The template's namespaces once its pre-passes have run.
 
     - ``last_user_idx``: ``last_user_idx.value`` (L11-16), the index of the last message whose
@@ -82,8 +82,14 @@ class Namespaces(NamedTuple):
       role is ``'system'``, in order (undefined where a system message has no content).
     """
 
+    __slots__ = ("last_user_idx", "system_messages")
+
     last_user_idx: int
     system_messages: List[Any]
+
+    def __init__(self, last_user_idx: int, system_messages: List[Any]) -> None:
+        self.last_user_idx = last_user_idx
+        self.system_messages = system_messages
 
 
 def scan(messages: Sequence[Any]) -> Namespaces:
@@ -102,7 +108,7 @@ def scan(messages: Sequence[Any]) -> Namespaces:
     return Namespaces(last_user_idx=last_user_idx, system_messages=system_messages)
 
 
-class ToolNameIndex(NamedTuple):
+class ToolNameIndex:
     """What ``get_tool_name(messages, tool_call_id)`` (L66-76) gives for every id, in one pass.
 
     The macro is only ever called with a ``tool_call_id`` that L116 has just concatenated to a
@@ -120,9 +126,18 @@ class ToolNameIndex(NamedTuple):
       ``tool_calls`` that cannot be iterated); the pass stops there, as every scan would.
     """
 
+    __slots__ = ("names", "errors", "failure")
+
     names: Dict[str, str]
     errors: Dict[str, ChatFormatError]
     failure: Optional[ChatFormatError]
+
+    def __init__(
+        self, names: Dict[str, str], errors: Dict[str, ChatFormatError], failure: Optional[ChatFormatError],
+    ) -> None:
+        self.names = names
+        self.errors = errors
+        self.failure = failure
 
 
 def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
