@@ -704,10 +704,11 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
             for key, table in (("single_median_s", out["scaling"]), ("median_s", out["scaling_batched"])):
                 for name in b["engines"]:
                     ia, ib = a["engines"].get(name, {}), b["engines"].get(name, {})
+                    value: Any
                     if key == "single_median_s" and "scaling_paired" in ib:
                         value = ib["scaling_paired"]
                     elif key in ia and key in ib:
-                        value: Any = ib[key] / ia[key]
+                        value = ib[key] / ia[key]
                     elif key in ia and ib.get("status") == "capped":
                         value = f"capped (est. {ib['estimate_s'] / ia[key]:.0f})"
                     else:
