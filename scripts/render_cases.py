@@ -41,7 +41,8 @@ import sys
 
 #: Audit events a render may raise, each with the reason it is neither I/O nor dynamic code.
 RENDER_ALLOWED = {
-    "builtins.id": "id() of a container: check_json_like's guard against shared and cyclic values",
+    "builtins.id": ("id() of a container: the cycle guards of check_json_like (for shared or cyclic "
+                    "values) and of tojson with an indent"),
 }
 
 #: Event names (or prefixes ending in ".") that are violations in every phase.
