@@ -376,7 +376,7 @@ def _is_json_like(value: Any) -> bool:
     Conversations are trees, so the walk first keeps no visited set (an ``id()`` and a set
     insertion per container are a quarter of its time on nested tool schemas).  Shared or cyclic
     references would make that walk repeat itself, so it gives up after :data:`_TREE_BUDGET`
-    containers and :func:`_is_json_like_graph` walks again, visiting each container once."""
+    containers and the same walk runs again with one, visiting each container once."""
     leaves = _LEAVES
     stack: list[Any] = []
     push = stack.append
@@ -394,38 +394,8 @@ def _is_json_like(value: Any) -> bool:
             return True
     else:
         push(value)
-    containers = _CONTAINERS
-    pop = stack.pop
-    budget = _TREE_BUDGET
-    while stack:
-        obj = pop()
-        budget -= 1
-        if not budget:  # shared or cyclic references (or a very large tree)
-            return _is_json_like_graph(value)
-        tp = type(obj)
-        if tp is dict:
-            for key, sub in obj.items():
-                if type(key) is not str and type(key) not in leaves:
-                    return False
-                tp = type(sub)
-                if tp is str or tp in leaves:
-                    continue
-                if tp in containers:
-                    push(sub)
-                else:
-                    return False
-        elif tp is list or tp is tuple:
-            for sub in obj:
-                tp = type(sub)
-                if tp is str or tp in leaves:
-                    continue
-                if tp in containers:
-                    push(sub)
-                else:
-                    return False
-        elif tp not in leaves:
-            return False
-    return True
+    decided = _walk_json_like(stack, None)
+    return _is_json_like_graph(value) if decided is None else decided
 
 
 _CONTAINERS = frozenset((dict, list, tuple))
@@ -436,17 +406,28 @@ _TREE_BUDGET = 100_000
 
 def _is_json_like_graph(value: Any) -> bool:
     """:func:`_is_json_like` for any graph: each container is walked once (by ``id``)."""
+    return bool(_walk_json_like([value], set()))
+
+
+def _walk_json_like(stack: list[Any], seen: set[int] | None) -> bool | None:
+    """Pop and check what is on ``stack`` and everything below it.  With ``seen``, each
+    container is walked once (by ``id``); without it, the walk assumes a tree and answers
+    ``None`` after :data:`_TREE_BUDGET` containers."""
     leaves = _LEAVES
-    stack: list[Any] = [value]
+    containers = _CONTAINERS
     push = stack.append
-    seen: set[int] = set()
-    add = seen.add
     pop = stack.pop
+    budget = _TREE_BUDGET
     while stack:
         obj = pop()
-        if id(obj) in seen:
+        if seen is None:
+            budget -= 1
+            if not budget:  # shared or cyclic references (or a very large tree)
+                return None
+        elif id(obj) in seen:
             continue
-        add(id(obj))
+        else:
+            seen.add(id(obj))
         tp = type(obj)
         if tp is dict:
             for key, sub in obj.items():
@@ -455,7 +436,7 @@ def _is_json_like_graph(value: Any) -> bool:
                 tp = type(sub)
                 if tp is str or tp in leaves:
                     continue
-                if tp is dict or tp is list or tp is tuple:
+                if tp in containers:
                     push(sub)
                 else:
                     return False
@@ -464,7 +445,7 @@ def _is_json_like_graph(value: Any) -> bool:
                 tp = type(sub)
                 if tp is str or tp in leaves:
                     continue
-                if tp is dict or tp is list or tp is tuple:
+                if tp in containers:
                     push(sub)
                 else:
                     return False
