@@ -137,37 +137,15 @@ def transformers_engine(name: str) -> Engine:
 
 
 def minijinja_engine(name: str) -> Engine:
-    import chatformats
-    import minijinja
-
-    def tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
-               sort_keys: bool = False) -> str:
-        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
-                          sort_keys=sort_keys)
-
-    def raise_exception(message: Any) -> None:
-        raise minijinja.TemplateError(str(message))
-
-    def strftime_now(fmt: str) -> str:
-        return NOW.strftime(fmt)
-
-    env = minijinja.Environment(trim_blocks=True, lstrip_blocks=True, pycompat=True)
-    env.add_filter("tojson", tojson)
-    env.add_function("raise_exception", raise_exception)
-    env.add_function("strftime_now", strftime_now)
-    env.add_template(name, chatformats.get_format(name).template_source())
-    render = env.render_template
-
-    def engine(workload: Dict[str, Any]) -> str:
-        return render(name, messages=workload["messages"], **workload["variables"])  # type: ignore[no-any-return]
-
-    return engine
+    """minijinja as benchmarked: Python string methods (``pycompat``) and transformers'
+    ``tojson``, ``raise_exception`` and ``strftime_now`` as Python callbacks."""
+    return minijinja_probe(name, pycompat=True, transformers_tojson=True)
 
 
 def minijinja_probe(name: str, pycompat: bool, transformers_tojson: bool) -> Engine:
-    """minijinja configured otherwise than the benchmarked engine, to record what the
-    benchmarked configuration needs: without ``pycompat`` (no Python string methods) or with
-    minijinja's own ``tojson`` (which escapes ``'``, ``<``, ``>``, ``&`` for HTML)."""
+    """minijinja with or without ``pycompat`` (Python string methods) and transformers'
+    ``tojson`` (minijinja's own escapes ``'``, ``<``, ``>``, ``&`` for HTML): both on is the
+    benchmarked engine; the other settings record what it needs."""
     import chatformats
     import minijinja
 
@@ -185,9 +163,10 @@ def minijinja_probe(name: str, pycompat: bool, transformers_tojson: bool) -> Eng
     env.add_function("raise_exception", raise_exception)
     env.add_function("strftime_now", lambda fmt: NOW.strftime(fmt))
     env.add_template(name, chatformats.get_format(name).template_source())
+    render = env.render_template
 
     def engine(workload: Dict[str, Any]) -> str:
-        return env.render_template(name, messages=workload["messages"], **workload["variables"])  # type: ignore[no-any-return]
+        return render(name, messages=workload["messages"], **workload["variables"])  # type: ignore[no-any-return]
 
     return engine
 
