@@ -32,8 +32,8 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import IO, Any, Callable, Iterator, Sequence
 
-from ._registry import ChatFormat, formats, get_format
-from .errors import ChatFormatError, TemplateError, UnknownFormatError
+from .._registry import ChatFormat, formats, get_format
+from ..errors import ChatFormatError, TemplateError, UnknownFormatError
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_DIFFERENT", "EXIT_NO_REFERENCE"]
 
@@ -179,7 +179,7 @@ def render_conversation(conv: Conversation, opts: Options) -> str:
     now = opts.clock()
     try:
         if opts.layer == "template":
-            from . import render
+            from .. import render
 
             return render(opts.format, conv.messages, now=now, **variables)
         apply_chat_template = _apply_chat_template()
@@ -621,7 +621,7 @@ def _load_reference(layer: str) -> Any:
     if layer == "pipeline":
         # transformers advises at import that PyTorch is missing: irrelevant to rendering text.
         os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-        from .pipeline import TRANSFORMERS_VERSION
+        from ..pipeline import TRANSFORMERS_VERSION
 
         try:
             importlib.import_module("transformers.utils.chat_template_utils")
@@ -873,7 +873,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 ok; 1 an input or a render failed; 2 usage error; "
                "3 verify found a difference; 4 verify's reference renderer is not installed",
     )
-    from . import __version__
+    from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"chatformats {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
