@@ -118,7 +118,7 @@ def test_show(capsysbinary, name):
     assert info["sha256"] == fmt.template_sha256 and info["template_verified"] is True
     assert info["special_tokens"] == dict(fmt.special_tokens)
     assert info["variables"] == list(cli.TEMPLATE_VARIABLES[name])
-    assert Path(info["template"]).is_file()
+    assert (ROOT / info["template"]).is_file()
 
 
 @pytest.mark.parametrize("name", chatformats.formats())
@@ -142,12 +142,12 @@ def test_show_variables_match_the_template(name):
 
 
 def test_show_reports_a_modified_template(capsysbinary, monkeypatch, tmp_path):
+    from chatformats import _template_sources
+
     fmt = chatformats.get_format("cogito")
-    copy = tmp_path / fmt.template_file
-    copy.write_bytes(fmt.template_path.read_bytes() + b" ")
-    monkeypatch.setattr(type(fmt), "template_path", property(lambda self: tmp_path / self.template_file))
+    monkeypatch.setitem(_template_sources.SOURCES, fmt.template_file, fmt.template_source() + " ")
     status, out, _ = run(capsysbinary, "show", "cogito")
-    assert status == 0 and b"MISMATCH: the file has " in out
+    assert status == 0 and b"MISMATCH: the package's text of cogito.jinja has sha256 " in out
 
 
 def test_show_by_model_id(capsysbinary):

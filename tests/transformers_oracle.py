@@ -9,8 +9,6 @@ reference template and its model's special tokens, with the clock fixed.
 - :func:`apply` calls ``apply_chat_template`` with ``strftime_now``'s clock fixed: transformers'
   ``strftime_now`` reads the module global ``datetime`` of ``chat_template_utils`` at call time
   (the compiled template is cached, the global is not), so patching that name is enough.
-- :func:`write_template_sources` regenerates ``src/chatformats/_template_sources.py`` (the
-  template texts ``continue_final_message`` searches) from ``reference_templates/``.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from __future__ import annotations
 import contextlib
 from datetime import datetime
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Iterator
 
 import chatformats
@@ -77,46 +74,3 @@ def apply(name: str, messages: Any, /, **kwargs: Any) -> Outcome:
             message = exc.message if isinstance(exc, jinja2.exceptions.TemplateError) else str(exc)
             return Outcome(kind=kind, message=message, exc_type=type(exc).__name__)
     return Outcome(text=result) if isinstance(result, str) else Outcome(text=repr(result))
-
-
-# ------------------------------------------------------------------ _template_sources.py
-
-SOURCES_MODULE = Path(__file__).resolve().parent.parent / "src" / "chatformats" / "_template_sources.py"
-
-
-def template_sources_text() -> str:
-    """What ``src/chatformats/_template_sources.py`` must contain."""
-    out = [
-        '"""The reference templates\' text, for the one pipeline step that reads it.',
-        "",
-        "transformers' ``continue_final_message`` checks that the continued field's name occurs in the",
-        "template source (``field in chat_template``), for any field name the caller gives; the",
-        "pipeline needs the text itself, and reads no file while rendering.  Generated from",
-        "``reference_templates/`` by ``tests/transformers_oracle.py`` (``write_template_sources``);",
-        "``tests/test_pipeline.py`` checks every text against the registry's sha256.",
-        '"""',
-        "",
-        "from __future__ import annotations",
-        "",
-        "SOURCES: dict[str, str] = {",
-    ]
-    seen = set()
-    for name in chatformats.formats():
-        fmt = chatformats.get_format(name)
-        if fmt.template_file in seen:
-            continue
-        seen.add(fmt.template_file)
-        out.append(f"    {fmt.template_file!r}: (")
-        for line in fmt.template_source().splitlines(keepends=True):
-            out.append(f"        {line!r}")
-        out.append("    ),")
-    out.append("}")
-    return "\n".join(out) + "\n"
-
-
-def write_template_sources() -> None:
-    SOURCES_MODULE.write_text(template_sources_text(), encoding="utf-8")
-
-
-if __name__ == "__main__":
-    write_template_sources()

@@ -1,10 +1,10 @@
-"""The reference templates' text, for the one pipeline step that reads it.
+"""The reference templates' text: the package's one copy of each (generated, do not edit).
 
-transformers' ``continue_final_message`` checks that the continued field's name occurs in the
-template source (``field in chat_template``), for any field name the caller gives; the
-pipeline needs the text itself, and reads no file while rendering.  Generated from
-``reference_templates/`` by ``tests/transformers_oracle.py`` (``write_template_sources``);
-``tests/test_pipeline.py`` checks every text against the registry's sha256.
+Written by ``scripts/sync_templates.py`` from ``reference_templates/``, each file checked against
+the sha256 pinned in ``_registry.py``; ``tests/test_template_sources.py`` fails when this module is
+stale.  ``ChatFormat.template_source()`` returns a text after checking its sha256 again, and the
+pipeline's ``continue_final_message`` check searches it (transformers checks ``field in
+chat_template``).  Keyed by the template's file name in ``reference_templates/``.
 """
 
 from __future__ import annotations

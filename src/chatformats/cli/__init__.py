@@ -440,14 +440,13 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _template_check(fmt: ChatFormat) -> str:
-    """``verified`` when the template file on disk has the pinned sha256, else what is wrong."""
-    import hashlib
-
+    """``verified`` when the package's text of the template has the pinned sha256, else what is
+    wrong."""
     try:
-        digest = hashlib.sha256(fmt.template_path.read_bytes()).hexdigest()
-    except OSError as exc:
-        return f"the file cannot be read: {exc.strerror or exc}"
-    return "verified" if digest == fmt.template_sha256 else f"MISMATCH: the file has {digest}"
+        fmt.template_source()
+    except ChatFormatError as exc:
+        return f"MISMATCH: {exc}"
+    return "verified"
 
 
 def _print_json(value: Any) -> None:
