@@ -11,9 +11,10 @@
   and globals: exactly the environment every transformers-based server renders in), then
   ``template.render(messages=..., **variables)`` per request.  This is the reference output.
 - ``transformers`` — ``tokenizer.apply_chat_template(messages, tools=..., add_generation_prompt=
-  True, tokenize=False)`` on a tokenizer built in-process (a ``tokenizers`` WordLevel model whose
-  vocabulary is the special tokens, wrapped in ``PreTrainedTokenizerFast`` with the format's
-  special tokens and ``chat_template=`` the reference template; no download).
+  True, tokenize=False)`` on a tokenizer built in-process by ``chatformats.verify.transformers_tokenizer``
+  (a ``tokenizers`` WordLevel model whose vocabulary is the special tokens, wrapped in
+  ``PreTrainedTokenizerFast`` with the format's special tokens and ``chat_template=`` the
+  reference template; no download).
 - ``minijinja`` — minijinja-py's ``Environment(trim_blocks=True, lstrip_blocks=True)`` (Python
   string methods through its default ``pycompat`` mode), with transformers' ``tojson`` filter,
   ``raise_exception`` and ``strftime_now`` as Python callbacks, the template added once and
@@ -104,26 +105,12 @@ def jinja2_engine(name: str) -> Engine:
     return engine
 
 
-_TOKENIZERS: Dict[str, Any] = {}
-
-
 def tokenizer(name: str) -> Any:
-    """A fast tokenizer carrying format ``name``'s reference template and special tokens."""
-    if name not in _TOKENIZERS:
-        import chatformats
-        from tokenizers import Tokenizer, models
-        from transformers import PreTrainedTokenizerFast
+    """A fast tokenizer carrying format ``name``'s reference template and special tokens: the
+    one builder the CLI's ``verify`` and the tests use too (``chatformats.verify``)."""
+    from chatformats import verify
 
-        fmt = chatformats.get_format(name)
-        specials = dict(fmt.special_tokens)
-        vocab = {"[UNK]": 0}
-        for token in specials.values():
-            vocab.setdefault(token, len(vocab))
-        backend = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-        _TOKENIZERS[name] = PreTrainedTokenizerFast(
-            tokenizer_object=backend, chat_template=fmt.template_source(), **specials
-        )
-    return _TOKENIZERS[name]
+    return verify.transformers_tokenizer(name)
 
 
 def transformers_engine(name: str) -> Engine:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from chatformats import _reference
+import chatformats
 
 from . import strategies as s
 
@@ -296,7 +296,10 @@ def any_variables(names: list[str]) -> st.SearchStrategy[dict[str, Any]]:
 
 def template_variables(name: str) -> list[str]:
     """The template's own variable names (``jinja2.meta`` on the reference template)."""
-    return [v for v in _reference.template_variables(name) if v not in API_NAMES]
+    from . import jinja_env
+
+    file = chatformats.get_format(name).template_file
+    return [v for v in jinja_env.template_variables(file) if v not in API_NAMES]
 
 
 # ---------------------------------------------------------------- drawing without a test

@@ -1,47 +1,103 @@
-"""The reference renderer: jinja2 configured exactly as transformers configures it.
+"""The template layer's oracle: transformers' own compiled chat template.
 
-Mirrors ``transformers.utils.chat_template_utils._cached_compile_jinja_template`` (5.24.0):
-``ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-extensions=[loopcontrols])``, transformers' ``tojson`` filter, the ``raise_exception``,
-``strftime_now``, ``dict`` and ``namespace`` globals.  The one piece left out is transformers'
-``AssistantTracker`` extension, which only adds the ``{% generation %}`` tag that none of the
-five templates uses.  The environment itself is built by ``chatformats._reference`` (the
-package's reference renderer, which ``chatformats verify`` uses), so it is defined in one place.
-``tests/test_oracle_vs_transformers.py`` proves this oracle renders what
-transformers itself renders.
+``transformers.utils.chat_template_utils._compile_jinja_template(source)`` (5.24.0) is what
+``tokenizer.apply_chat_template`` renders with: jinja2 in transformers' sandboxed environment,
+with its ``tojson``, ``raise_exception``, ``strftime_now``, ``dict`` and ``namespace``.  The
+oracle renders that very object as ``Template.render(messages=..., **variables)``, so a variable
+not passed is undefined, exactly as the template layer promises.  The source is the pinned file
+in ``reference_templates/`` (``tests/test_registry.py`` checks its sha256), not the package's copy.
+``tests/test_oracle_vs_transformers.py`` cross-checks it against a plain jinja2 environment built
+in the tests (``tests/jinja_env.py``) and against ``chatformats.verify``.
 
-The clock behind ``strftime_now`` is injected per render (``now=``).  While rendering, the oracle
-records which lines of the compiled template ran, mapped back to template lines through jinja2's
-debug info: :func:`coverage_report` gives "lines exercised N/M" per template.
+The clock: transformers' ``strftime_now`` is ``datetime.now().strftime(fmt)``, reading the module
+global ``datetime`` of ``chat_template_utils`` at each call; :func:`clock` swaps that global for
+a class whose ``now()`` is fixed, for the duration of a render.
+
+While rendering, the oracle records which lines of the compiled template ran, mapped back to
+template lines through jinja2's debug info (``Template.debug_info``: (template line, line of the
+generated module) pairs; the generated module's globals identify its frames):
+:func:`coverage_report` gives "lines exercised N/M" per template.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
-import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
-import chatformats
-from chatformats import _reference
+import jinja2  # noqa: E402
+from transformers.utils import chat_template_utils as tcu  # noqa: E402
+
+import chatformats  # noqa: E402
 
 FIXED_NOW = datetime(2026, 3, 7, 14, 5, 9)
-
-_clock: list[datetime] = [FIXED_NOW]
-
-
-def make_environment() -> ImmutableSandboxedEnvironment:
-    """The environment, built by the package's reference renderer (``chatformats._reference``,
-    the one place it is defined; ``chatformats verify`` uses it too), on this module's clock."""
-    env: ImmutableSandboxedEnvironment = _reference.make_environment(lambda: _clock[0])
-    return env
+REFERENCE_TEMPLATES = Path(__file__).resolve().parent.parent / "reference_templates"
 
 
-ENV = make_environment()
+@dataclass
+class Outcome:
+    """What a render gave: ``text``, or an error ``kind`` (``raise_exception`` for the
+    template's own error, ``other`` for any other failure) with its message and the
+    exception's class name."""
 
-Outcome = _reference.Outcome
+    text: str | None = None
+    kind: str | None = None
+    message: str | None = None
+    exc_type: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.kind is None
+
+    def describe(self) -> str:
+        """One line: the text's length, or the failure."""
+        if self.ok:
+            return f"rendered {len(self.text or '')} characters"
+        return f"{self.exc_type}: {self.message}"
+
+
+def failure(exc: BaseException) -> Outcome:
+    """The outcome of a render that raised ``exc``: jinja2's plain ``TemplateError`` is the
+    template's ``raise_exception``, anything else another failure."""
+    if isinstance(exc, jinja2.exceptions.TemplateError):
+        kind = "raise_exception" if type(exc) is jinja2.exceptions.TemplateError else "other"
+        return Outcome(kind=kind, message=exc.message, exc_type=type(exc).__name__)
+    return Outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
+
+
+@contextlib.contextmanager
+def clock(now: datetime) -> Iterator[None]:
+    """transformers' ``strftime_now`` (and ``datetime.now()`` in ``chat_template_utils``) on
+    ``now`` while the block runs."""
+
+    class FixedClock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
+            return now if tz is None else now.replace(tzinfo=tz)
+
+    saved = tcu.datetime
+    tcu.datetime = FixedClock
+    try:
+        yield
+    finally:
+        tcu.datetime = saved
+
+
+def compile_source(source: str) -> jinja2.Template:
+    """``source`` compiled by transformers, as ``apply_chat_template`` compiles it (cached)."""
+    template: jinja2.Template = tcu._compile_jinja_template(source)
+    return template
+
+
+def source(name: str) -> str:
+    """The pinned reference template of format ``name``, read from ``reference_templates/``."""
+    return (REFERENCE_TEMPLATES / chatformats.get_format(name).template_file).read_text(encoding="utf-8")
 
 
 class _Coverage:
@@ -65,9 +121,9 @@ _coverage: dict[str, _Coverage] = {}
 
 
 def template(name: str) -> jinja2.Template:
+    """Format ``name``'s reference template as transformers compiles it."""
     if name not in _templates:
-        source = chatformats.get_format(name).template_source()
-        _templates[name] = ENV.from_string(source)
+        _templates[name] = compile_source(source(name))
         _coverage[name] = _Coverage(_templates[name])
     return _templates[name]
 
@@ -92,27 +148,24 @@ def _tracer_for(cov: _Coverage) -> Callable[..., Any]:
 
 def render(name: str, messages: Any, now: datetime = FIXED_NOW, *, record_coverage: bool = True,
            **variables: Any) -> Outcome:
-    """Render with the reference template; never raises for a template failure.
+    """Render with transformers' compiled reference template at ``now``; never raises for a
+    template failure.
 
     Lines executed count towards the template's coverage only with ``record_coverage`` (the
     default): tests that do not compare a port pass False, so coverage speaks of parity tests."""
     tmpl = template(name)
     cov = _coverage[name]
-    _clock[0] = now
     previous = sys.gettrace()
-    if record_coverage:
-        cov.renders += 1
-        sys.settrace(_tracer_for(cov))
-    try:
-        text = tmpl.render(messages=messages, **variables)
-    except jinja2.exceptions.TemplateError as exc:
-        kind = "raise_exception" if type(exc) is jinja2.exceptions.TemplateError else "other"
-        return Outcome(kind=kind, message=exc.message, exc_type=type(exc).__name__)
-    except Exception as exc:  # noqa: BLE001 — any other failure is an outcome too
-        return Outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
-    finally:
-        sys.settrace(previous)
-        _clock[0] = FIXED_NOW
+    with clock(now):
+        if record_coverage:
+            cov.renders += 1
+            sys.settrace(_tracer_for(cov))
+        try:
+            text = tmpl.render(messages=messages, **variables)
+        except Exception as exc:  # noqa: BLE001 — every failure is an outcome
+            return failure(exc)
+        finally:
+            sys.settrace(previous)
     return Outcome(text=text)
 
 

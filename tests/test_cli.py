@@ -127,12 +127,13 @@ def test_show_variables_match_the_template(name):
     names left out are only ever the template's own locals (assigned somewhere in it)."""
     import jinja2.nodes
 
-    from chatformats import _reference
+    from . import jinja_env
 
-    found = set(_reference.template_variables(name))
+    file = chatformats.get_format(name).template_file
+    found = set(jinja_env.template_variables(file))
     listed = set(cli.TEMPLATE_VARIABLES[name])
     assert listed <= found
-    ast = _reference._reference().env.parse(chatformats.get_format(name).template_source())
+    ast = jinja_env.parse(file)
     assigned = {n.name for node in ast.find_all((jinja2.nodes.Assign, jinja2.nodes.For,
                                                  jinja2.nodes.AssignBlock))
                 for n in node.target.find_all(jinja2.nodes.Name)}
@@ -717,19 +718,18 @@ def test_verify_jsonl(capsysbinary, monkeypatch, tmp_path):
     assert f"{path}:1: the port differs from the reference" in out.decode()
 
 
-@pytest.mark.parametrize("missing, layer", [("jinja2", "template"), ("transformers.utils.chat_template_utils", "pipeline")])
+@pytest.mark.parametrize("missing, layer", [("jinja2", "template"), ("jinja2", "pipeline"),
+                                            ("transformers.utils.chat_template_utils", "pipeline"),
+                                            ("tokenizers", "pipeline")])
 def test_verify_without_the_reference(capsysbinary, monkeypatch, missing, layer):
-    real = cli.importlib.import_module
-
-    def without(name: str, *args: Any) -> Any:
-        if name == missing:
-            raise ImportError(name)
-        return real(name, *args)
-
-    monkeypatch.setattr(cli.importlib, "import_module", without)
+    # A module that is None in sys.modules cannot be imported: as if it were not installed.
+    monkeypatch.setitem(sys.modules, missing, None)
+    monkeypatch.delitem(sys.modules, "chatformats.verify", raising=False)
     status, out, err = run(capsysbinary, "verify", "cogito", str(WEATHER), "--layer", layer)
     assert status == cli.EXIT_NO_REFERENCE and out == b""
     assert "pip install 'chatformats[test]'" in err and err.count("\n") == 1
+    expected = "chatformats[verify]" if missing == "jinja2" else "needs transformers"
+    assert expected in err
 
 
 # ------------------------------------------------------------------ pickling (for --workers)

@@ -1,4 +1,5 @@
-"""Each primitive of ``chatformats._jinja`` against jinja2 itself, in the oracle's environment.
+"""Each primitive of ``chatformats._jinja`` against jinja2 itself, in the oracle's environment
+(transformers' own: each one-line template is compiled by ``_compile_jinja_template``).
 
 Values come from the shared JSON strategy plus the undefined value (a variable not passed to
 jinja2; ``MISSING`` on our side).  Each property renders a one-line template with jinja2 and
@@ -32,10 +33,11 @@ _compiled: dict[str, jinja2.Template] = {}
 def jinja(source: str, **variables: Any) -> tuple[bool, str]:
     """(ok, text or exception type) rendering ``source``; MISSING variables are not passed."""
     if source not in _compiled:
-        _compiled[source] = oracle.ENV.from_string(source)
+        _compiled[source] = oracle.compile_source(source)
     passed = {k: v for k, v in variables.items() if v is not J.MISSING}
     try:
-        return True, _compiled[source].render(**passed)
+        with oracle.clock(oracle.FIXED_NOW):
+            return True, _compiled[source].render(**passed)
     except Exception as exc:  # noqa: BLE001
         return False, type(exc).__name__
 

@@ -1,26 +1,24 @@
-"""The oracle renders what transformers itself renders.
-
-transformers 5.24.0 compiles chat templates in ``chat_template_utils._compile_jinja_template``;
-here both that compiled template and the oracle render the same generated conversations and
-variables (with one fixed clock), and must give the same text or fail with the same exception
-type and message.  This is what lets every parity test trust the oracle.
+"""The oracle is cross-checked: transformers' own compiled template (``tests/oracle.py``), a
+plain jinja2 environment built in the tests from transformers' published definition
+(``tests/jinja_env.py``), and the package's ``chatformats.verify`` render the same generated
+conversations and variables (with one fixed clock) to the same text, or fail with the same
+exception type and message.  The oracle's template-line coverage works on the template
+transformers compiles.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chatformats
+from chatformats import verify
 
-from . import oracle
+from . import jinja_env, oracle
 from . import strategies as s
-
-tcu = pytest.importorskip("transformers.utils.chat_template_utils")
 
 # Every variable any of the five templates reads, each passed or not.
 all_variables = s.variables(
@@ -34,30 +32,38 @@ all_variables = s.variables(
 )
 
 
-class _FixedClock(datetime):
-    @classmethod
-    def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
-        return oracle.FIXED_NOW
-
-
-def transformers_outcome(name: str, messages: Any, variables: dict[str, Any]) -> oracle.Outcome:
-    template = tcu._compile_jinja_template(chatformats.get_format(name).template_source())
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(tcu, "datetime", _FixedClock)
-        try:
-            return oracle.Outcome(text=template.render(messages=messages, **variables))
-        except Exception as exc:  # noqa: BLE001
-            return oracle.Outcome(kind="error", message=str(exc), exc_type=type(exc).__name__)
+def as_tuple(outcome: oracle.Outcome | verify.Outcome) -> tuple:
+    if outcome.ok:
+        return ("ok", outcome.text)
+    return ("error", outcome.exc_type, outcome.message)
 
 
 @pytest.mark.parametrize("name", chatformats.formats())
 @settings(max_examples=300)
-@given(messages=s.conversations, variables=all_variables)
-def test_oracle_renders_what_transformers_renders(name, messages, variables):
-    expected = transformers_outcome(name, messages, variables)
-    got = oracle.render(name, messages, record_coverage=False, **variables)
-    if expected.ok:
-        assert got.text == expected.text
-    else:
-        assert not got.ok, f"transformers failed ({expected.exc_type}: {expected.message}), oracle rendered"
-        assert (got.exc_type, got.message) == (expected.exc_type, expected.message)
+@given(messages=s.conversations, variables=all_variables,
+       now=st.sampled_from([oracle.FIXED_NOW, datetime(1999, 12, 31, 23, 59, 59)]))
+def test_three_references_agree(name, messages, variables, now):
+    expected = oracle.render(name, messages, now=now, record_coverage=False, **variables)
+    file = chatformats.get_format(name).template_file
+    assert jinja_env.render(file, messages, now, **variables) == as_tuple(expected)
+    assert as_tuple(verify.render(name, messages, variables, now)) == as_tuple(expected)
+
+
+@pytest.mark.parametrize("name", chatformats.formats())
+def test_the_oracle_is_transformers_compiled_template(name):
+    from transformers.utils import chat_template_utils as tcu
+
+    source = oracle.source(name)
+    assert oracle.template(name) is tcu._compile_jinja_template(source)
+    assert source == chatformats.get_format(name).template_source()
+
+
+def test_coverage_maps_the_compiled_template_lines():
+    """``Template.debug_info`` of transformers' compiled template maps generated lines back to
+    template lines, and a traced render marks some of them (and only lines that hold code)."""
+    name = "qwen3-tool-agent"
+    exercised_before, lines = oracle.coverage_sets(name)
+    assert lines and max(lines) <= len(oracle.source(name).splitlines())
+    oracle.render(name, [{"role": "user", "content": "hi"}], record_coverage=True)
+    exercised, _ = oracle.coverage_sets(name)
+    assert exercised and exercised <= lines and exercised >= exercised_before

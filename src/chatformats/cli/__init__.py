@@ -607,15 +607,15 @@ def _port_outcome(conv: Conversation, opts: Options) -> _Outcome:
 
 
 def _load_reference(layer: str) -> Any:
-    """The reference renderer for ``layer``; :class:`_NoReference` when not installed."""
+    """The reference renderer (``chatformats.verify``) for ``layer``; :class:`_NoReference`
+    when what it needs is not installed."""
     try:
-        reference = importlib.import_module("chatformats._reference")
-        importlib.import_module("jinja2")
+        reference = importlib.import_module("chatformats.verify")
     except ImportError:
         raise _NoReference(
-            "verify needs jinja2, which chatformats itself never imports: "
-            "python -m pip install jinja2 (or the test extra, which pins the versions verified: "
-            "python -m pip install 'chatformats[test]')"
+            "verify needs jinja2 (the verify extra; rendering never needs it): "
+            "python -m pip install 'chatformats[verify]' (or the test extra, which pins the "
+            "versions verified: python -m pip install 'chatformats[test]')"
         ) from None
     if layer == "pipeline":
         # transformers advises at import that PyTorch is missing: irrelevant to rendering text.
@@ -623,8 +623,7 @@ def _load_reference(layer: str) -> Any:
         from ..pipeline import TRANSFORMERS_VERSION
 
         try:
-            importlib.import_module("transformers.utils.chat_template_utils")
-            importlib.import_module("tokenizers")
+            installed = reference.require_transformers()
         except ImportError:
             raise _NoReference(
                 "verify --layer pipeline compares with transformers' own apply_chat_template and "
@@ -632,7 +631,6 @@ def _load_reference(layer: str) -> Any:
                 "(or the test extra: python -m pip install 'chatformats[test]'); "
                 "--layer template needs only jinja2"
             ) from None
-        installed = getattr(importlib.import_module("transformers"), "__version__", "?")
         if installed != TRANSFORMERS_VERSION:
             sys.stderr.write(
                 f"chatformats: note: transformers {installed} is installed; the pipeline layer "
@@ -647,67 +645,14 @@ class _NoReference(Exception):
 
 
 def _reference_outcome(conv: Conversation, opts: Options) -> _Outcome:
+    reference = importlib.import_module("chatformats.verify")
     variables = _variables(conv, opts)
     now = opts.clock()
     if opts.layer == "template":
-        reference = importlib.import_module("chatformats._reference")
         got = reference.render(opts.format, conv.messages, variables, now)
-        return _Outcome(got.text, got.kind, got.message, got.exc_type)
-    return _transformers_outcome(opts.format, conv.messages, variables, now)
-
-
-_TOKENIZERS: dict[str, Any] = {}
-
-
-def _transformers_tokenizer(name: str) -> Any:
-    """A transformers tokenizer carrying format ``name``'s reference template and its model's
-    special tokens, built in-process (no download): a ``PreTrainedTokenizerFast`` around a
-    ``tokenizers`` word-level model whose vocabulary is the special tokens."""
-    if name not in _TOKENIZERS:
-        tokenizers = importlib.import_module("tokenizers")
-        transformers = importlib.import_module("transformers")
-        fmt = get_format(name)
-        specials = dict(fmt.special_tokens)
-        vocab = {"[UNK]": 0}
-        for token in specials.values():
-            vocab.setdefault(token, len(vocab))
-        backend = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
-        _TOKENIZERS[name] = transformers.PreTrainedTokenizerFast(
-            tokenizer_object=backend, chat_template=fmt.template_source(), **specials
-        )
-    return _TOKENIZERS[name]
-
-
-def _transformers_outcome(name: str, messages: Any, variables: dict[str, Any],
-                          now: datetime) -> _Outcome:
-    """``tokenizer.apply_chat_template(messages, tokenize=False, ...)`` of transformers itself,
-    for a tokenizer that carries this format's template and special tokens, with the template's
-    ``strftime_now`` on ``now`` (transformers' ``strftime_now`` reads the module global
-    ``datetime`` of ``transformers.utils.chat_template_utils`` at each call: it is swapped for
-    the duration of the render)."""
-    ctu: Any = importlib.import_module("transformers.utils.chat_template_utils")
-    exceptions = importlib.import_module("jinja2.exceptions")
-    tokenizer = _transformers_tokenizer(name)
-    real_datetime = ctu.datetime
-
-    class _Clock(real_datetime):  # type: ignore[misc, valid-type]
-        @classmethod
-        def now(cls, tz: Any = None) -> Any:
-            return now if tz is None else now.replace(tzinfo=tz)
-
-    ctu.datetime = _Clock
-    try:
-        result = tokenizer.apply_chat_template(messages, tokenize=False, **variables)
-    except exceptions.TemplateError as exc:
-        kind = "raise_exception" if type(exc) is exceptions.TemplateError else "other"
-        return _Outcome(kind=kind, message=exc.message, exc_type=type(exc).__name__)
-    except Exception as exc:  # noqa: BLE001 — every failure is an outcome
-        return _Outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
-    finally:
-        ctu.datetime = real_datetime
-    if not isinstance(result, str):
-        return _Outcome(kind="other", message="a batch of conversations", exc_type="InputError")
-    return _Outcome(text=result)
+    else:
+        got = reference.apply_chat_template(opts.format, conv.messages, variables, now)
+    return _Outcome(got.text, got.kind, got.message, got.exc_type)
 
 
 def _compare(port: _Outcome, reference: _Outcome) -> str | None:
