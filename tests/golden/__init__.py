@@ -1,16 +1,31 @@
-"""Golden inputs: a small set of cases per format (``<template stem>.json``) covering its main
-branches and its failures.
+"""Golden cases: a small set of inputs per format (``<port module>.json``) covering its main
+branches and its failures, and each case's expected outcome at both layers stored as a file in
+``<port module>/`` (the directory is named after the port module, as format names may change):
 
-No expected output is stored: every test that uses them compares a render elsewhere (Pyodide,
-``python -I -S``, an audited subprocess, another ``TZ``/``LC_ALL``/``PYTHONHASHSEED``, 8 threads)
-with CPython's own render of the same case in the same run, and
-``tests/test_runtimes.py::test_golden_cases_match_the_oracle`` checks every case against the
-oracle.
+- ``<case>.txt``: the template layer's render (``Template.render(messages=..., **variables)``),
+  exactly, byte for byte (no newline added);
+- ``<case>.error.txt``: the template layer's failure, ``ExcType: message`` exactly, the class and
+  message of the reference's exception (jinja2's ``TemplateError`` for the template's own
+  ``raise_exception``, ``UndefinedError``, a Python ``TypeError``, ...);
+- ``<case>.pipeline.txt`` / ``<case>.pipeline.error.txt``: the same for the pipeline layer,
+  transformers' ``tokenizer.apply_chat_template(messages, tokenize=False, **variables)``.
+
+``<case>`` is the case's name in lower case with every run of other characters than letters and
+digits turned into ``-`` (``"tool agent, string arguments"`` -> ``tool-agent-string-arguments``).
+The files are written by ``scripts/write_golden.py`` from the reference renderers (the test
+suite's oracles: transformers' compiled template, transformers' ``apply_chat_template``), never
+by hand. ``tests/test_golden.py`` checks that the port gives each file and that each file is what
+the live oracles give now; so a change in any prompt shows in a diff.
+
+The runtime tests (Pyodide, ``python -I -S``, an audited subprocess, another
+``TZ``/``LC_ALL``/``PYTHONHASHSEED``, 8 threads) render the same cases and compare with CPython's
+own render in the same run.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,6 +33,9 @@ from typing import Any, NamedTuple
 import chatformats
 
 HERE = Path(__file__).resolve().parent
+
+#: The layers stored, and the suffix of their files.
+LAYERS = {"template": "", "pipeline": ".pipeline"}
 
 
 class Case(NamedTuple):
@@ -30,6 +48,11 @@ class Case(NamedTuple):
     def key(self) -> tuple:
         return (self.format, self.messages, self.variables, self.now)
 
+    @property
+    def slug(self) -> str:
+        """The case's file name stem."""
+        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+
 
 def ported_formats() -> list[str]:
     """Every format whose port has landed (status ``ported``)."""
@@ -38,6 +61,11 @@ def ported_formats() -> list[str]:
 
 def golden_file(name: str) -> Path:
     return HERE / f"{chatformats.get_format(name).module}.json"
+
+
+def expected_dir(name: str) -> Path:
+    """The directory of format ``name``'s expected outcomes, named after its port module."""
+    return HERE / chatformats.get_format(name).module
 
 
 def load(name: str) -> list[Case]:
@@ -64,3 +92,64 @@ def render_outcome(name: str, messages: Any, variables: dict, now: datetime) -> 
         return ("ok", chatformats.render(name, messages, now=now, **variables))
     except chatformats.ChatFormatError as exc:
         return ("error", type(exc).__name__, str(exc))
+
+
+# ---------------------------------------------------------------- expected outcomes as files
+
+
+def file_name(case: Case, layer: str, ok: bool) -> str:
+    return case.slug + LAYERS[layer] + ("" if ok else ".error") + ".txt"
+
+
+def file_text(outcome: Any) -> str:
+    """A reference outcome as stored: the text, or ``ExcType: message``."""
+    return outcome.text if outcome.ok else f"{outcome.exc_type}: {outcome.message}"
+
+
+def reference_outcome(case: Case, layer: str) -> Any:
+    """The live reference's outcome of ``case`` at ``layer`` (a ``tests.oracle.Outcome``)."""
+    from .. import oracle, transformers_oracle
+
+    if layer == "template":
+        return oracle.render(case.format, case.messages, now=case.now, record_coverage=False,
+                             **case.variables)
+    tokenizer = transformers_oracle.tokenizer(case.format)
+    with oracle.clock(case.now):
+        try:
+            return oracle.Outcome(text=tokenizer.apply_chat_template(
+                case.messages, tokenize=False, **case.variables))
+        except Exception as exc:  # noqa: BLE001 — every failure is an outcome
+            return oracle.failure(exc)
+
+
+def reference_files(name: str) -> dict[str, str]:
+    """``{file name: content}`` of format ``name``'s expected outcomes, from the live references."""
+    files: dict[str, str] = {}
+    for case in load(name):
+        for layer in LAYERS:
+            outcome = reference_outcome(case, layer)
+            files[file_name(case, layer, outcome.ok)] = file_text(outcome)
+    return files
+
+
+def stored_files(name: str) -> dict[str, str]:
+    """``{file name: content}`` of format ``name``'s stored expected outcomes."""
+    folder = expected_dir(name)
+    if not folder.is_dir():
+        return {}
+    return {path.name: path.read_bytes().decode("utf-8") for path in sorted(folder.iterdir())}
+
+
+def stored_outcome(case: Case, layer: str) -> tuple:
+    """``("ok", text)`` or ``("error", ExcType, message)`` from the stored file of ``case`` at
+    ``layer`` (exactly one of its two possible files exists)."""
+    folder = expected_dir(case.format)
+    found = [(ok, folder / file_name(case, layer, ok)) for ok in (True, False)
+             if (folder / file_name(case, layer, ok)).is_file()]
+    assert len(found) == 1, f"{case.format} / {case.name} ({layer}): expected one file, found {found}"
+    ok, path = found[0]
+    text = path.read_bytes().decode("utf-8")
+    if ok:
+        return ("ok", text)
+    exc_type, _, message = text.partition(": ")
+    return ("error", exc_type, message)
