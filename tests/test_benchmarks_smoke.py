@@ -1,6 +1,7 @@
-"""The benchmark harness imports, its workloads are the ones the manifest records, and its
-correctness pre-check passes on the smallest workloads: every engine's output equals the
-reference (jinja2 in transformers' environment).  No timing is asserted."""
+"""The benchmark harness imports (a package of modules without import cycles), its workloads are
+the ones the manifest records, and its correctness pre-check passes on the smallest workloads:
+every engine's output equals the reference (jinja2 in transformers' environment).  No timing is
+asserted."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import pytest
 pytest.importorskip("jinja2")
 pytest.importorskip("transformers")
 
+from benchmarks import common, manifest, measure, summary, timing  # noqa: E402
 from benchmarks import run as R  # noqa: E402
 from benchmarks import workloads as W  # noqa: E402
 
 
 def test_workloads_match_the_manifest():
     formats, _ = R.ported_formats(None)
-    assert R.verify_workloads(formats, ["short_chat", "tool_agent", "chat_10", "chat_100"]) == []
+    assert manifest.verify_workloads(formats, ["short_chat", "tool_agent", "chat_10", "chat_100"]) == []
 
 
 def test_saved_workloads_are_the_generated_ones():
@@ -24,7 +26,7 @@ def test_saved_workloads_are_the_generated_ones():
     formats, _ = R.ported_formats(None)
     for fmt in formats:
         for wl in W.SAVED_WORKLOADS:
-            path = R.HERE / "workloads" / fmt / f"{wl}.json"
+            path = common.HERE / "workloads" / fmt / f"{wl}.json"
             assert json.loads(path.read_text(encoding="utf-8")) == W.generate(wl, fmt)
 
 
@@ -65,11 +67,11 @@ def test_summary_scaling_and_reach():
                 jinja2=dict(ok, median_s=2e-1, single_median_s=2.2e-1)),
         _result("f", "one_mb_message", 1e-3, chatformats=dict(ok, median_s=1.1e-3), jinja2=dict(ok, median_s=3e-3)),
     ]
-    summary = R.summarise({"results": results, "formats": ["f"]})
-    assert summary["scaling"]["chat"]["f"] == {"chatformats": 10.5, "jinja2": pytest.approx(11.0)}
-    assert summary["scaling_batched"]["chat"]["f"]["chatformats"] == pytest.approx(15.0)
-    assert summary["targets"]["linear"]["met"] and not summary["targets"]["linear_batched"]["met"]
-    target = summary["targets"]["jinja2/chatformats"]
+    got = summary.summarise({"results": results, "formats": ["f"]})
+    assert got["scaling"]["chat"]["f"] == {"chatformats": 10.5, "jinja2": pytest.approx(11.0)}
+    assert got["scaling_batched"]["chat"]["f"]["chatformats"] == pytest.approx(15.0)
+    assert got["targets"]["linear"]["met"] and not got["targets"]["linear_batched"]["met"]
+    target = got["targets"]["jinja2/chatformats"]
     assert target["below"] == ["f one_mb_message 2.7"]
     assert target["unreachable"] == ["f one_mb_message 3.0"]
     assert not target["met"]
@@ -83,12 +85,38 @@ def test_paired_scaling_alternates_the_two_sizes(monkeypatch):
         return ""
 
     timings = iter([1.0, 10.0, 2.0, 22.0, 1.0, 12.0])
-    monkeypatch.setattr(R, "_cold_call", lambda eng, data: (eng(data), next(timings))[1])
+    monkeypatch.setattr(timing, "cold_call", lambda eng, data: (eng(data), next(timings))[1])
     opts = R.parse_args(["--single-calls", "3", "--budget", "1000"])
     big = W.generate("chat_10000", "cogito")
     result: dict = {"engines": {"chatformats": {}}}
-    R._paired_scaling("cogito", "chat", big, {"chatformats": engine}, ["chatformats"], result, opts)
+    measure.paired_scaling("cogito", "chat", big, {"chatformats": engine}, ["chatformats"], result, opts)
     info = result["engines"]["chatformats"]
     assert calls == [1000, 10000] * 3
     assert info["scaling_paired"] == 11.0  # the median of 10, 11 and 12, not 22/2 or 12/1
     assert info["scaling_pairs"] == 3
+
+
+def test_no_import_cycle_between_the_modules():
+    """Each module of ``benchmarks/`` imports only modules before it in some order (the package
+    is a graph without cycles; ``report`` and ``plot`` never import ``run``)."""
+    import ast
+
+    folder = common.HERE
+    graph = {}
+    for path in folder.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        deps = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                deps |= {node.module} if node.module else {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchmarks"):
+                deps |= {(node.module or "").partition(".")[2] or a.name for a in node.names}
+        graph[path.stem] = {d.partition(".")[0] for d in deps} - {path.stem}
+    assert {"run", "report", "plot", "measure", "timing", "summary"} <= set(graph)
+    assert "run" not in graph["report"] | graph["plot"]
+    done: list = []
+    while len(done) < len(graph):
+        ready = sorted(m for m in graph if m not in done and graph[m] <= set(done))
+        assert ready, f"an import cycle among {sorted(set(graph) - set(done))}: " + str(
+            {m: sorted(graph[m]) for m in graph if m not in done})
+        done += ready

@@ -1,0 +1,43 @@
+"""What every benchmark module shares: the paths, the workload series, the ratios reported and
+their targets, and two helpers (a text's sha256, a log line on stderr)."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MANIFEST = HERE / "workloads" / "manifest.json"
+RESULTS = HERE / "results"
+
+SERIES = {
+    "chat": ("chat_10", "chat_100", "chat_1000", "chat_10000"),
+    "tool_trace": ("tool_trace_1000", "tool_trace_2000", "tool_trace_10000"),
+}
+SCALING_SIZES = (1000, 10000)
+SERIES_OF = {wl: key for key, names in SERIES.items() for wl in names}
+
+#: Ratios: (label, numerator engine, denominator engine).
+RATIOS = (
+    ("jinja2/chatformats", "jinja2", "chatformats"),
+    ("minijinja/chatformats", "minijinja", "chatformats"),
+    ("transformers/chatformats.apply", "transformers", "chatformats.apply"),
+    ("transformers/chatformats", "transformers", "chatformats"),
+)
+
+TARGETS = {
+    "jinja2/chatformats": (20.0, 8.0),
+    "minijinja/chatformats": (3.0, 1.5),
+}
+LINEAR_MAX = 11.0
+IMPORT_MAX_MS = 5.0
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def log(*args: Any) -> None:
+    print(*args, file=sys.stderr, flush=True)
