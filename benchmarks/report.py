@@ -1,4 +1,4 @@
-"""The results as Markdown: ``results.md`` and the README's benchmark section."""
+"""The results as Markdown: ``results.md`` and the summary section of ``docs/benchmarks.md``."""
 
 from __future__ import annotations
 
@@ -200,37 +200,39 @@ def markdown(report: Dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-README_START = "<!-- benchmarks:start (written by python -m benchmarks --readme) -->"
-README_END = "<!-- benchmarks:end -->"
+SECTION_START = "<!-- benchmarks:start (written by python -m benchmarks --docs) -->"
+SECTION_END = "<!-- benchmarks:end -->"
 
 
-def readme_section(report: Dict[str, Any]) -> str:
-    """The README's benchmark summary (between the markers): the targets, the ratio matrices,
-    scaling, import time and memory, with the machine and the command."""
+def docs_section(report: Dict[str, Any]) -> str:
+    """The benchmark summary of ``docs/benchmarks.md`` (between the markers): the targets, the
+    ratio matrices, scaling, import time and memory, with the machine and the command.  Links are
+    relative to ``docs/``."""
     s = report["summary"]
-    lines = [README_START, ""]
-    lines.append("Reproduce with `python -m pip install -e '.[bench]' && python -m benchmarks --readme` "
-                 "(about ten minutes on two cores; `benchmarks/README.md` describes the engines, workloads and "
-                 "method). Full table: [`benchmarks/results/results.md`](benchmarks/results/results.md); "
+    lines = [SECTION_START, ""]
+    lines.append("Reproduce with `python -m pip install -e '.[bench]' && python -m benchmarks --docs` "
+                 "(about ten minutes on two cores; [`benchmarks/README.md`](../benchmarks/README.md) describes "
+                 "the engines, workloads and method). Full table: "
+                 "[`benchmarks/results/results.md`](../benchmarks/results/results.md); "
                  "every measurement: `benchmarks/results/results.json`.")
     lines.append("")
     lines.append(summary_tables(report))
     lines.append("![Render time against conversation length, log-log, one line per engine]"
-                 "(benchmarks/results/scaling.png)")
+                 "(../benchmarks/results/scaling.png)")
     lines.append("")
     skipped = report.get("skipped_formats") or {}
     if skipped:
         lines.append("Not benchmarked: " + ", ".join(f"{k} ({v})" for k, v in skipped.items()) + ".")
         lines.append("")
-    lines.append(README_END)
+    lines.append(SECTION_END)
     return "\n".join(lines)
 
 
-def update_readme(report: Dict[str, Any], path: Path) -> bool:
+def update_docs(report: Dict[str, Any], path: Path) -> bool:
     """Replace the section between the markers in ``path``; False when the markers are missing."""
     text = path.read_text(encoding="utf-8")
-    start, end = text.find(README_START), text.find(README_END)
+    start, end = text.find(SECTION_START), text.find(SECTION_END)
     if start < 0 or end < start:
         return False
-    path.write_text(text[:start] + readme_section(report) + text[end + len(README_END):], encoding="utf-8")
+    path.write_text(text[:start] + docs_section(report) + text[end + len(SECTION_END):], encoding="utf-8")
     return True

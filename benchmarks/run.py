@@ -69,8 +69,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--no-import", action="store_true")
     p.add_argument("--no-memory", action="store_true")
     p.add_argument("--no-plot", action="store_true")
-    p.add_argument("--readme", action="store_true",
-                   help="also rewrite the README's benchmark section (between its markers) from this run")
+    p.add_argument("--docs", "--readme", dest="docs", action="store_true",
+                   help="also rewrite the summary section of docs/benchmarks.md (between its markers) from this run")
     p.add_argument("--out", type=Path, default=None, help="results directory (default benchmarks/results; --quick: none)")
     p.add_argument("--record-workloads", action="store_true",
                    help="write benchmarks/workloads/manifest.json (+ the saved small workloads) and exit")
@@ -173,12 +173,12 @@ def run(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
         if not opts.no_plot:
             P.plot(report, out / "scaling.png")
         log(f"wrote {out}/results.json, results.md" + ("" if opts.no_plot else ", scaling.png"))
-        if opts.readme:
-            readme = HERE.parent / "README.md"
-            if R.update_readme(report, readme):
-                log(f"updated the benchmark section of {readme}")
+        if opts.docs:
+            page = HERE.parent / "docs" / "benchmarks.md"
+            if R.update_docs(report, page):
+                log(f"updated the benchmark section of {page}")
             else:
-                log(f"{readme} has no benchmark markers ({R.README_START!r}): not updated")
+                log(f"{page} has no benchmark markers ({R.SECTION_START!r}): not updated")
     return report
 
 

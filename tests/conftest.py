@@ -3,7 +3,7 @@
 Profiles (``--hypothesis-profile NAME`` or ``HYPOTHESIS_PROFILE``):
 - ``ci`` (default): 2,000 examples per property, derandomized, so a run is reproducible;
 - ``dev``: 200 random examples, for quick local iteration;
-- ``deep``: 100,000 random examples per property, for long bug hunts (see README).
+- ``deep``: 100,000 random examples per property, for long bug hunts (see docs/guarantees.md).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import chatformats
 from . import strategies as s
 
 #: Values nested at most this deep render as Jinja renders them; ``NestingTooDeep`` is raised
-#: only for a value nested deeper (README, "Guarantees").  ``json.dumps``/``repr`` fail, in
+#: only for a value nested deeper (docs/guarantees.md).  ``json.dumps``/``repr`` fail, in
 #: transformers as in the port, once a value nests past what Python's recursion limit leaves at
 #: the call (``sys.getrecursionlimit()``, 1000 by default, minus the caller's stack on CPython
 #: 3.9-3.11; the C recursion limit on 3.12+).

@@ -845,7 +845,7 @@ def test_a_bug_in_one_line_does_not_cost_the_others(capsysbinary, monkeypatch, t
 
 
 def test_example_dataset_with_errors(capsysbinary, tmp_path):
-    """The README's example run: every line accounted for, the bad ones named."""
+    """The example run of docs/cli.md: every line accounted for, the bad ones named."""
     src = EXAMPLES / "with_errors.jsonl"
     status, out, err = run(capsysbinary, "render", "cogito", "--jsonl", str(src),
                            "-o", str(tmp_path / "prompts.jsonl"))

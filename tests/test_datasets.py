@@ -49,7 +49,7 @@ ROWS: list[dict[str, Any]] = [
 
 
 def format_example(example: dict[str, Any], name: str) -> dict[str, Any]:
-    """What an SFT pipeline maps over its dataset (the README shows this function)."""
+    """What an SFT pipeline maps over its dataset (docs/batch.md shows this function)."""
     try:
         prompt = chatformats.apply_chat_template(name, example["messages"], tools=example["tools"],
                                                  now=FIXED_NOW)

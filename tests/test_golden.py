@@ -19,7 +19,7 @@ from . import golden
 
 #: The reference's exception class -> the port's ``ChatFormatError`` classes that mirror it, and
 #: whether the message must be verbatim.  A reference class not listed fails the test: decide
-#: its mapping first (README "Python API" lists the port's classes).
+#: its mapping first (docs/api.md lists the port's classes).
 PORT_ERRORS: dict[str, dict[str, tuple[tuple[str, ...], bool]]] = {
     "template": {
         "TemplateError": (("TemplateError",), True),  # the template's raise_exception(msg)
