@@ -16,7 +16,9 @@ from typing import Any
 
 _IM_ASSISTANT = "<|im_start|>assistant\n"
 _LLAMA_ASSISTANT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
-_LLAMA_ENDS = ["<|eot_id|>", "<|eom_id|>"]
+# The end of turn, and the newline the template's "{# Add generation prompt #}" comment writes
+# after the last one (it must not reopen the content).
+_LLAMA_END = r"<\|eo[tm]_id\|>\n?"
 
 _TEMPLATES: dict[str, dict[str, Any]] = {
     "qwen3-tool-agent": {
@@ -73,13 +75,14 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             # A turn that begins with {"name": " is one tool call; its JSON runs to the end.
             "tool_calls": {
                 "open_pattern": r'\A(?=\{"name": ")',
-                "close": _LLAMA_ENDS,
+                "close_pattern": _LLAMA_END,
                 "repeats": True,
                 "content": "json",
                 "transform": {"type": "function", "function": {
                     "name": "{content.name}", "arguments": "{content.parameters}"}},
             },
-            "content": {"close": _LLAMA_ENDS, "content": "text", "content_args": {"strip": False}},
+            "content": {"close_pattern": _LLAMA_END, "content": "text",
+                        "content_args": {"strip": False}},
         },
     },
     "cogito": {
