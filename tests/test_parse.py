@@ -574,3 +574,18 @@ def test_casts_like_transformers() -> None:
     ours = parse_response(name, completion, prefix=prompt, tools=tools)
     assert ours == _transformers_parse(name, completion, prompt, tools)
     assert ours["tool_calls"][0]["function"]["arguments"] == args
+
+
+# ------------------------------------------------------------------ docs
+
+
+def test_docs_examples_run() -> None:
+    """Every ```python block of docs/parsing.md runs (in order, one namespace)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "parsing.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, flags=re.DOTALL)
+    assert len(blocks) >= 7
+    namespace: dict[str, Any] = {}
+    for block in blocks:
+        exec(block, namespace)  # noqa: S102 — the manual's examples
