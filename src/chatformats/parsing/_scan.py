@@ -48,7 +48,7 @@ class State:
     """One state of a format's scanner (see the module docstring)."""
 
     __slots__ = ("name", "region", "markers", "leads", "lead_miss", "value", "eager", "stray",
-                 "what", "pattern", "table")
+                 "what", "pattern", "table", "partials", "longest")
 
     def __init__(self, name: str, region: str | None, *, markers: tuple[tuple[str, str, bool], ...] = (),
                  leads: tuple[tuple[str, str, bool], ...] = (), lead_miss: str | None = None,
@@ -66,6 +66,9 @@ class State:
         literals = sorted({m[0] for m in markers}, key=len, reverse=True)
         self.pattern = re.compile("|".join(re.escape(s) for s in literals)) if literals else None
         self.table = {m[0]: (m[1], m[2]) for m in markers}
+        # Every proper prefix of a marker: what a chunk may end with and still become one.
+        self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
+        self.longest = max((len(s) for s in literals), default=0)
 
 
 def check_states(states: dict[str, State]) -> None:
@@ -85,15 +88,14 @@ def check_states(states: dict[str, State]) -> None:
             raise AssertionError(f"state {st.name}: lead_miss {st.lead_miss!r}")
 
 
-def _held(text: str, literals: list[str]) -> int:
-    """The length of the longest tail of ``text`` that is a proper prefix of one of ``literals``."""
-    best = 0
-    for lit in literals:
-        for k in range(min(len(lit) - 1, len(text)), best, -1):
-            if text.endswith(lit[:k]):
-                best = k
-                break
-    return best
+def _held(buf: str, pos: int, st: State) -> int:
+    """The length of the longest tail of ``buf[pos:]`` that is a proper prefix of a marker of
+    ``st`` (what rule 3 holds back)."""
+    partials = st.partials
+    for k in range(min(st.longest - 1, len(buf) - pos), 0, -1):
+        if buf[-k:] in partials:
+            return k
+    return 0
 
 
 class Scanner:
@@ -205,7 +207,7 @@ class Scanner:
                 pos = len(buf)
                 self._leave("")
                 break
-            hold = _held(buf[max(pos, len(buf) - 64):], list(st.table))
+            hold = _held(buf, pos, st)
             self._text(buf[pos:len(buf) - hold], pos)
             pos = len(buf) - hold
             break
