@@ -18,6 +18,7 @@ from .errors import (
     InternalError,
     InvalidConversation,
     NestingTooDeep,
+    ParseError,
     TemplateError,
     TemplateTypeError,
     UndefinedValueError,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ._registry import ChatFormat, PortFunction, formats, get_format
+    from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template
 
 _LAZY = {
@@ -41,6 +43,8 @@ _LAZY = {
     "get_format": "._registry",
     "ChatFormat": "._registry",
     "apply_chat_template": ".pipeline",
+    "parse_response": ".parsing",
+    "ResponseParser": ".parsing",
 }
 
 
@@ -76,6 +80,9 @@ __all__ = [
     "NestingTooDeep",
     "UnknownFormatError",
     "InternalError",
+    "ParseError",
+    "parse_response",
+    "ResponseParser",
 ]
 
 

@@ -109,6 +109,14 @@ class ChatFormat:
         fn: PortFunction = importlib.import_module(f"chatformats.ports.{self.module}").render
         return fn
 
+    @property
+    def response_template(self) -> dict[str, Any]:
+        """transformers' declarative ``response_template`` for this format (a fresh copy), which
+        its ``parse_response`` accepts; see ``chatformats/parsing/response_templates.py``."""
+        from .parsing.response_templates import response_template
+
+        return response_template(self.name)
+
     def render(self, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
         from . import render
 

@@ -11,6 +11,8 @@ Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``
 - :class:`InvalidConversation`: input that is not JSON-like data, or is nested deeper than
   Python can serialise (:class:`NestingTooDeep`).
 - :class:`UnknownFormatError`: a format name that is not registered.
+- :class:`ParseError`: a completion that is not an assistant turn of its format (malformed
+  tool-call JSON, text where the format allows none); raised by :mod:`chatformats.parsing`.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
   the test suite fails on any of these.
 """
@@ -26,6 +28,7 @@ __all__ = [
     "NestingTooDeep",
     "UnknownFormatError",
     "InternalError",
+    "ParseError",
 ]
 
 
@@ -60,3 +63,8 @@ class UnknownFormatError(ChatFormatError):
 
 class InternalError(ChatFormatError):
     """An unexpected exception inside a port: always a chatformats bug."""
+
+
+class ParseError(ChatFormatError):
+    """A completion that :func:`chatformats.parse_response` cannot read back as an assistant
+    message of its format; the message says what is wrong and where."""

@@ -7,6 +7,8 @@
                                                  render a JSONL dataset into JSONL
     chatformats verify FORMAT FILE|--jsonl IN    render with the port and with the reference
                                                  template, and show any difference
+    chatformats parse FORMAT FILE|- [--prefix FILE] [--stream]
+                                                 read a completion back into a message
 
 An input is a list of messages; an OpenAI chat-completions request body (``messages``,
 ``tools``, ``chat_template_kwargs`` as vLLM and SGLang accept them); or an object with
@@ -851,6 +853,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p, "verify")
     p.set_defaults(parser=p)
     p.set_defaults(func=_cmd_verify)
+
+    from . import parse as _parse
+
+    _parse.add_parser(sub, _resolve_format, InputError)
     return parser
 
 

@@ -1,0 +1,182 @@
+"""Parse throughput: ``chatformats.parse_response`` against transformers' ``parse_response``
+with the same format's ``response_template``, and the scan's time against input length.
+
+    python -m benchmarks.parse [--quick] [--out benchmarks/results/parse.md]
+
+Workloads per format, each the completion of one rendered assistant turn (the port's own
+output, so both parsers read what the template writes):
+
+- ``short``: a sentence of reasoning and content;
+- ``tools``: content and three tool calls (one for llama-3.2-vision);
+- ``long``: 20,000 characters of content full of near-miss ``<`` and ``<|`` (the partial
+  control tokens a streaming parser has to hold back);
+- ``stream``: ``long`` fed 16 characters at a time to each library's streaming parser.
+
+Both parsers must give the same message before anything is timed (cogito's tool-call ids,
+which transformers' template cannot keep, are left out of its workloads).  Timing is CPU time
+(``time.process_time``) of batches with ``gc`` disabled, the two engines interleaved round after
+round; the ratio is the median of the per-round ratios.
+
+Scaling: chatformats' time for a completion of n and of 10n characters (n = 20,000 and
+200,000), as a ratio (the issue's bound is 12).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+from typing import Any, Callable
+
+import chatformats
+from chatformats import ResponseParser, parse_response
+from chatformats.parsing import grammar
+
+TOOLS = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {
+    "query": {"type": "string"}, "limit": {"type": "integer"}}}}}]
+P = [{"role": "user", "content": "Find three papers on parsing."}]
+FILLER = "Some text < with a <| near miss and <thi and {\"na and [{ here.\n"
+
+
+def _turn(name: str, m: dict[str, Any]) -> tuple[str, str]:
+    prompt = chatformats.apply_chat_template(name, P, tools=TOOLS, add_generation_prompt=True)
+    full = chatformats.apply_chat_template(name, P + [m], tools=TOOLS)
+    if full.startswith(prompt):
+        return prompt, full[len(prompt):]
+    anchor = grammar(name).ANCHOR
+    k = full.rfind(anchor) + len(anchor)
+    return full[:k], full[k:]
+
+
+def workloads(name: str, long_chars: int = 20_000) -> dict[str, tuple[str, str]]:
+    n_calls = 1 if name == "llama-3.2-vision" else 3
+    calls = [{"type": "function", "function": {"name": "search", "arguments": {"query": f"parsing {k}", "limit": k}}}
+             for k in range(n_calls)]
+    if name == "solar-open":
+        for k, call in enumerate(calls):
+            call["id"] = f"call{k:06d}"
+    reasoning = {"reasoning": "Look it up."} if name == "solar-open" else {"reasoning_content": "Look it up."}
+    long_text = (FILLER * (long_chars // len(FILLER) + 1))[:long_chars]
+    return {
+        "short": _turn(name, {"role": "assistant", "content": "Here are three papers.", **reasoning}),
+        "tools": _turn(name, {"role": "assistant", "content": "" if name == "llama-3.2-vision" else "Searching.",
+                              "tool_calls": calls, **reasoning}),
+        "long": _turn(name, {"role": "assistant", "content": long_text, **reasoning}),
+    }
+
+
+def _engines(name: str, prefix: str, text: str, stream: bool) -> dict[str, Callable[[], Any]]:
+    from transformers.utils.chat_parsing import ResponseParser as TParser
+    from transformers.utils.chat_parsing import parse_response as tparse
+    from transformers.utils.chat_parsing.response_templates import load_response_template
+
+    template = load_response_template(chatformats.get_format(name).response_template)
+    if not stream:
+        return {"chatformats": lambda: parse_response(name, text, prefix=prefix, tools=TOOLS),
+                "transformers": lambda: tparse(text, template, prefix=prefix, tools=TOOLS)}
+    chunks = [text[i:i + 16] for i in range(0, len(text), 16)]
+
+    def ours() -> Any:
+        parser = ResponseParser(name, prefix=prefix, tools=TOOLS)
+        for chunk in chunks:
+            parser.feed(chunk)
+        return parser.close()
+
+    def theirs() -> Any:
+        parser = TParser(template, prefix=prefix, tools=TOOLS)
+        for chunk in chunks:
+            parser.feed(chunk)
+        return parser.finalize()[0]
+
+    return {"chatformats": ours, "transformers": theirs}
+
+
+def _time(fn: Callable[[], Any], budget: float) -> float:
+    """Seconds per call: a batch sized to take about ``budget`` CPU seconds."""
+    n = 1
+    while True:
+        gc.disable()
+        start = time.process_time()
+        for _ in range(n):
+            fn()
+        elapsed = time.process_time() - start
+        gc.enable()
+        if elapsed >= budget or n >= 1 << 20:
+            return elapsed / n
+        n = n * 2 if elapsed < budget / 8 else max(n + 1, int(n * budget / max(elapsed, 1e-9)))
+
+
+def compare(name: str, rounds: int, budget: float, long_chars: int) -> list[dict[str, Any]]:
+    rows = []
+    for workload, (prefix, text) in workloads(name, long_chars).items():
+        for stream in (False, True) if workload == "long" else (False,):
+            engines = _engines(name, prefix, text, stream)
+            results = {k: fn() for k, fn in engines.items()}
+            if name == "cogito":
+                for call in results["chatformats"].get("tool_calls", []):
+                    call.pop("id", None)
+            if results["chatformats"] != results["transformers"]:
+                raise SystemExit(f"{name}/{workload}: the parsers disagree:\n{results}")
+            times: dict[str, list[float]] = {k: [] for k in engines}
+            for _ in range(rounds):
+                for k, fn in engines.items():
+                    times[k].append(_time(fn, budget))
+            ratio = statistics.median(t / c for t, c in zip(times["transformers"], times["chatformats"]))
+            rows.append({"format": name, "workload": workload + (" (16-char chunks)" if stream else ""),
+                         "chars": len(text),
+                         "chatformats_us": statistics.median(times["chatformats"]) * 1e6,
+                         "transformers_us": statistics.median(times["transformers"]) * 1e6,
+                         "speedup": ratio})
+    return rows
+
+
+def scaling(name: str, rounds: int, budget: float, n: int) -> dict[str, Any]:
+    small = workloads(name, n)["long"]
+    large = workloads(name, 10 * n)["long"]
+    ratios = []
+    for _ in range(rounds):
+        a = _time(lambda: parse_response(name, small[1], prefix=small[0]), budget)
+        b = _time(lambda: parse_response(name, large[1], prefix=large[0]), budget)
+        ratios.append(b / a)
+    return {"format": name, "n": n, "ratio": statistics.median(ratios)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.parse", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small inputs, one short round, print only")
+    ap.add_argument("--out", default="benchmarks/results/parse.md", help="where to write the table")
+    args = ap.parse_args(argv)
+    rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (5, 0.2, 20_000, 20_000)
+    rows, scale = [], []
+    for name in chatformats.formats():
+        rows += compare(name, rounds, budget, long_chars)
+        scale.append(scaling(name, rounds, budget, n))
+    lines = ["# Parse throughput", "",
+             "`python -m benchmarks.parse`: `chatformats.parse_response` against transformers "
+             f"{_transformers_version()} `parse_response` with the same `response_template` "
+             "(CPU time per completion, median of rounds; speedup = transformers / chatformats).", "",
+             "| format | workload | chars | chatformats (µs) | transformers (µs) | speedup |",
+             "|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['format']} | {r['workload']} | {r['chars']} | {r['chatformats_us']:.1f} | "
+                     f"{r['transformers_us']:.1f} | {r['speedup']:.1f}x |")
+    lines += ["", f"Scaling: time(10n) / time(n) for the `long` completion, n = {n} characters "
+                  "(linear is 10; the bound is 12).", "", "| format | ratio |", "|---|---:|"]
+    lines += [f"| {s['format']} | {s['ratio']:.2f} |" for s in scale]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.quick:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    return 0
+
+
+def _transformers_version() -> str:
+    import transformers
+
+    return transformers.__version__
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

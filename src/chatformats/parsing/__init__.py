@@ -1,0 +1,168 @@
+"""Completions read back into assistant messages: the inverse of each format.
+
+- :func:`parse_response` — the assistant message a completion encodes.
+- :class:`ResponseParser` — the same, streamed: ``feed(chunk)`` returns transformers'
+  ``ResponseParser`` events (``region_open`` / ``region_chunk`` / ``region_close``),
+  ``close()`` returns the message.
+
+A message is ``{"role": "assistant", "content": str}`` plus ``"reasoning_content"`` (when
+non-empty) and ``"tool_calls"`` (``[{"type": "function", "function": {"name", "arguments"},
+"id"?}]``, when any).  ``prefix`` is the prompt the completion continues: its text after the
+last assistant header of the format (the generation prompt's, e.g. ``<think>\\n``) is read
+first, so a block the template opened or closed is understood (no header in it: the
+completion starts the turn).  The turn ends at the format's end-of-turn token; text after it
+is not part of the message.  With ``tools``, arguments are cast by the tools' JSON schemas as
+transformers casts them (:mod:`._cast`).  Anything that is not a turn of the format is a
+:class:`~chatformats.errors.ParseError`.
+
+Each format's grammar is a module beside its port (``parsing/<port>.py``); the scanner they
+share is :mod:`._scan`; ``docs/parsing.md`` states what each format's parse gives back.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ..errors import ChatFormatError, ParseError
+from ._cast import cast_tool_call, tool_parameters
+from ._scan import Scanner, check_states
+
+__all__ = ["parse_response", "ResponseParser", "ParseError"]
+
+_MODULES = {
+    "solar-open": "solar_open",
+    "llama-3.2-vision": "llama3_2_vision",
+    "minicpm-v-4.6-thinking": "minicpm_v4_6_thinking",
+    "cogito": "cogito",
+    "qwen3-tool-agent": "qwen3_tool_agent",
+}
+
+
+def grammar(name: str) -> Any:
+    """The parsing module of format ``name`` (``STATES``, ``START``, ``ANCHOR``)."""
+    try:
+        module = _MODULES[name]
+    except (KeyError, TypeError):
+        from .._registry import get_format
+
+        get_format(name)  # raises UnknownFormatError for a name that is not a format
+        raise ChatFormatError(f"format {name!r} has no parser") from None
+    return importlib.import_module(f".{module}", __name__)
+
+
+class ResponseParser:
+    """Streaming parser of one completion of format ``name``.
+
+    ``initial_events`` are the events of the prefix's own part of the turn (a ``<think>\\n``
+    prefill opens the reasoning region); ``feed(chunk)`` returns the events ``chunk`` completes;
+    ``close()`` ends the input and returns the message (its events in ``final_events``);
+    ``finalize()`` returns ``(message, final_events)`` as transformers' ``ResponseParser`` does.
+    Any split of the same text into chunks gives the same message and the same text per region.
+    """
+
+    def __init__(self, name: str, *, prefix: str, tools: Any = None) -> None:
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a str (the prompt, or \"\"), not {type(prefix).__name__}")
+        g = grammar(name)
+        self.name = name
+        self._params = tool_parameters(tools)
+        self._reasoning: list[str] = []
+        self._content: list[str] = []
+        self._tool_calls: list[Any] = []
+        self._scanner = Scanner(name, g.STATES, g.START, self._on_close)
+        self._error: ParseError | None = None
+        self._closed = False
+        self.final_events: list[dict[str, Any]] = []
+        at = prefix.rfind(g.ANCHOR)
+        tail = prefix[at + len(g.ANCHOR):] if at >= 0 else ""
+        self._scanner.offset = -len(tail)
+        self.initial_events = self._run(tail, False)
+        if self._scanner.state.name == "end":
+            raise ParseError(f"{name}: the prefix's assistant turn is already closed")
+
+    @property
+    def work(self) -> int:
+        """Characters searched so far (a measure of the scan's cost; see :mod:`._scan`)."""
+        return self._scanner.work
+
+    def _on_close(self, region: str, value: Any) -> Any:
+        if region == "tool_calls":
+            calls = value if isinstance(value, list) else [value]
+            if self._params:
+                for call in calls:
+                    cast_tool_call(call, self._params)
+            self._tool_calls.extend(calls)
+        elif region == "reasoning_content":
+            self._reasoning.append(value)
+        else:
+            self._content.append(value)
+        return value
+
+    def _run(self, text: str, eos: bool) -> list[dict[str, Any]]:
+        if self._error is not None:
+            raise self._error
+        try:
+            return self._scanner.run(text, eos)
+        except ParseError as exc:
+            self._error = exc
+            raise
+        except RecursionError:
+            self._error = ParseError(f"{self.name}: a tool call is nested too deeply to parse")
+            raise self._error from None
+
+    def feed(self, chunk: str) -> list[dict[str, Any]]:
+        """The events ``chunk`` completes (a partial control token at its end is held back)."""
+        if self._closed:
+            raise ChatFormatError("ResponseParser already closed")
+        if not isinstance(chunk, str):
+            raise TypeError(f"chunk must be a str, not {type(chunk).__name__}")
+        return self._run(chunk, False)
+
+    def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """End the input: ``(message, events)``."""
+        if self._closed:
+            raise ChatFormatError("ResponseParser already closed")
+        self.final_events = self._run("", True)
+        self._closed = True
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self._content)}
+        reasoning = "".join(self._reasoning)
+        if reasoning:
+            message["reasoning_content"] = reasoning
+        if self._tool_calls:
+            message["tool_calls"] = self._tool_calls
+        return message, self.final_events
+
+    def close(self) -> dict[str, Any]:
+        """End the input and return the message."""
+        return self.finalize()[0]
+
+
+def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None) -> Any:
+    """The assistant message ``response`` encodes in format ``name`` (see the module docstring).
+
+    ``response`` may be a list of strings (a batch: a list of messages); ``prefix`` is then
+    one string for all or a list of one per response.  Linear in ``len(prefix) +
+    len(response)``.
+    """
+    if isinstance(response, str):
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
+        parser = ResponseParser(name, prefix=prefix, tools=tools)
+        parser.feed(response)
+        return parser.close()
+    if not isinstance(response, (list, tuple)) or not all(isinstance(r, str) for r in response):
+        raise TypeError("response must be a str or a list of str")
+    if isinstance(prefix, str):
+        prefixes = [prefix] * len(response)
+    elif isinstance(prefix, (list, tuple)) and len(prefix) == len(response):
+        prefixes = list(prefix)
+    else:
+        raise TypeError("prefix must be a str, or a list of str with one per response")
+    return [parse_response(name, r, prefix=p, tools=tools) for r, p in zip(response, prefixes)]
+
+
+def _check_grammars() -> None:
+    """Every format's table is one the scanner streams exactly (used by the tests)."""
+    for name in _MODULES:
+        check_states(grammar(name).STATES)

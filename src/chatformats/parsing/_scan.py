@@ -1,0 +1,216 @@
+"""The scanner every format's parser shares: one left-to-right pass over a completion.
+
+A format is a small table of states (:class:`State`).  Each state names the message field its
+text belongs to (its *region*: ``"reasoning_content"``, ``"content"``, ``"tool_calls"``, or
+``None`` for the format's own structure, such as Solar's ``<|begin|>assistant``), the control
+strings (*markers*) that end it and the state each leads to, and optionally *lead* markers that
+count only at the very start of the state's text (Qwen's ``<think>`` opens a think block only
+where the turn begins).
+
+Rules the scanner implements:
+
+1. The earliest complete marker in the current state ends it (longest first where two start
+   at the same place; :func:`check_states` proves no marker of a state contains another).
+2. Text up to a marker goes to the state's region; a ``keep`` marker is also the first text of
+   the next state (Llama's ``{"name": "`` starts the tool call's JSON).
+3. While streaming, the longest tail of the input that is a proper prefix of a marker is held
+   back; everything before it is final and emitted at once.  At the end of input nothing can
+   grow, so the held text is ordinary text.
+4. Text of a structural state (region ``None``) may only be whitespace, unless the state
+   ignores text (after the end of the turn, where a server stops reading).
+
+Each region emits transformers' ``ResponseParser`` events: ``region_open``, ``region_chunk``
+(``{"text", "dirty"}``: ``dirty`` for tool calls, whose value exists only once parsed) and
+``region_close`` (``{"value"}``, the state's ``value(raw, marker)``).  Reasoning and tool-call
+regions open at their marker; content opens at its first character.
+
+Linear time: the regex alternation of a state's literal markers is searched from the current
+position only, each position is searched once (held-back text, at most the longest marker, is
+searched again with the next chunk), and ``work`` counts the characters searched so that a test
+can check the bound without a clock.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..errors import ParseError
+
+Value = Callable[[str, str], Any]
+
+#: What a structural state does with text: refuse anything but whitespace, or ignore it all.
+SPACE = "space"
+IGNORE = "ignore"
+
+
+class State:
+    """One state of a format's scanner (see the module docstring)."""
+
+    __slots__ = ("name", "region", "markers", "leads", "lead_miss", "value", "eager", "stray",
+                 "what", "pattern", "table", "partials", "longest")
+
+    def __init__(self, name: str, region: str | None, *, markers: tuple[tuple[str, str, bool], ...] = (),
+                 leads: tuple[tuple[str, str, bool], ...] = (), lead_miss: str | None = None,
+                 value: Value | None = None, eager: bool = False, stray: str = SPACE,
+                 what: str = "") -> None:
+        self.name = name
+        self.region = region
+        self.markers = markers
+        self.leads = leads
+        self.lead_miss = lead_miss
+        self.value = value
+        self.eager = eager
+        self.stray = stray
+        self.what = what or name
+        literals = sorted({m[0] for m in markers}, key=len, reverse=True)
+        self.pattern = re.compile("|".join(re.escape(s) for s in literals)) if literals else None
+        self.table = {m[0]: (m[1], m[2]) for m in markers}
+        # Every proper prefix of a marker: what a chunk may end with and still become one.
+        self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
+        self.longest = max((len(s) for s in literals), default=0)
+
+
+def check_states(states: dict[str, State]) -> None:
+    """Refuse a table the scanner cannot stream exactly: a marker that contains another marker
+    of its state (the shorter one could complete first while the longer is still partial), a
+    target that is not a state."""
+    for st in states.values():
+        lits = [m[0] for m in st.markers] + [m[0] for m in st.leads]
+        for a in lits:
+            for b in lits:
+                if a != b and b in a:
+                    raise AssertionError(f"state {st.name}: marker {b!r} is inside {a!r}")
+        for _, target, _ in st.markers + st.leads:
+            if target not in states:
+                raise AssertionError(f"state {st.name}: no state {target!r}")
+        if st.leads and st.lead_miss not in states:
+            raise AssertionError(f"state {st.name}: lead_miss {st.lead_miss!r}")
+
+
+def _held(buf: str, pos: int, st: State) -> int:
+    """The length of the longest tail of ``buf[pos:]`` that is a proper prefix of a marker of
+    ``st`` (what rule 3 holds back)."""
+    partials = st.partials
+    for k in range(min(st.longest - 1, len(buf) - pos), 0, -1):
+        if buf[-k:] in partials:
+            return k
+    return 0
+
+
+class Scanner:
+    """The streaming state machine over one completion (the format's table, ``start`` state)."""
+
+    def __init__(self, fmt: str, states: dict[str, State], start: str,
+                 on_close: Callable[[str, Any], Any]) -> None:
+        self.fmt = fmt
+        self.states = states
+        self.state = states[start]
+        self.fresh = True  # no text of the current state seen yet (lead markers still count)
+        self.opened = False
+        self.pieces: list[str] = []
+        self.buf = ""
+        self.offset = 0  # completion offset of buf[0] (negative inside the prefix)
+        self.on_close = on_close
+        self.work = 0
+        self.events: list[dict[str, Any]] = []
+        self.done = False
+
+    # -- regions
+
+    def _enter(self, name: str) -> None:
+        st = self.states[name]
+        self.state = st
+        self.fresh = True
+        self.opened = False
+        self.pieces = []
+        if st.region is not None and st.eager:
+            self.opened = True
+            self.events.append({"type": "region_open", "field": st.region})
+
+    def _leave(self, marker: str) -> None:
+        st = self.state
+        if st.region is None or not self.opened:
+            return
+        raw = "".join(self.pieces)
+        value = st.value(raw, marker) if st.value is not None else raw
+        value = self.on_close(st.region, value)
+        self.events.append({"type": "region_close", "field": st.region, "value": value})
+        self.opened = False
+
+    def _text(self, text: str, at: int) -> None:
+        if not text:
+            return
+        st = self.state
+        self.fresh = False
+        if st.region is None:
+            if st.stray == SPACE and not text.isspace():
+                lead = len(text) - len(text.lstrip())
+                where = self.offset + at + lead
+                place = f"at offset {where} of the completion" if where >= 0 else "in the prefix"
+                raise ParseError(
+                    f"{self.fmt}: unexpected text {text.lstrip()[:40]!r} {place} ({st.what})"
+                )
+            return
+        if not self.opened:
+            self.opened = True
+            self.events.append({"type": "region_open", "field": st.region})
+        self.pieces.append(text)
+        self.events.append({"type": "region_chunk", "field": st.region, "text": text,
+                            "dirty": st.region == "tool_calls"})
+
+    # -- the scan
+
+    def run(self, chunk: str, eos: bool) -> list[dict[str, Any]]:
+        """Scan ``chunk`` (appended to what was held back); at ``eos``, close the last region.
+        Returns the events produced."""
+        self.events = []
+        buf = self.buf + chunk if chunk else self.buf
+        pos = 0
+        while True:
+            st = self.state
+            if st.leads and self.fresh:
+                rest = len(buf) - pos
+                hit = None
+                pending = False
+                for lit, target, keep in st.leads:
+                    if buf.startswith(lit, pos):
+                        hit = (lit, target, keep)
+                        break
+                    if not eos and rest < len(lit) and lit.startswith(buf[pos:]):
+                        pending = True
+                self.work += min(rest, 16) + 1
+                if hit is not None:
+                    self._leave(hit[0])
+                    self._enter(hit[1])
+                    if not hit[2]:
+                        pos += len(hit[0])
+                    continue
+                if pending:
+                    break
+                assert st.lead_miss is not None
+                self._enter(st.lead_miss)
+                self.fresh = False  # the lead was decided: the new state's leads are past
+                continue
+            m = st.pattern.search(buf, pos) if st.pattern is not None else None
+            self.work += (m.end() if m is not None else len(buf)) - pos + 1
+            if m is not None:
+                self._text(buf[pos:m.start()], pos)
+                lit = m.group()
+                target, keep = st.table[lit]
+                self._leave(lit)
+                self._enter(target)
+                pos = m.start() if keep else m.end()
+                continue
+            if eos:
+                self._text(buf[pos:], pos)
+                pos = len(buf)
+                self._leave("")
+                break
+            hold = _held(buf, pos, st)
+            self._text(buf[pos:len(buf) - hold], pos)
+            pos = len(buf) - hold
+            break
+        self.offset += pos
+        self.buf = buf[pos:]
+        return self.events

@@ -1,0 +1,165 @@
+"""transformers' declarative ``response_template`` for each format (transformers >= 5.24,
+``transformers.utils.chat_parsing``), so that ``tokenizer.parse_response(text, schema=...,
+prefix=...)`` reads these models' completions too.  ``get_format(name).response_template``
+returns a copy.
+
+Each template is written against what the port writes (see the parsing module of the same
+format) and is checked against transformers' own parser by ``tests/test_parse.py`` on
+rendered completions.  :data:`LIMITS` says where transformers' language cannot say what the
+format means; there the two parsers may differ, and this package's parser is the exact one.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+_IM_ASSISTANT = "<|im_start|>assistant\n"
+_LLAMA_ASSISTANT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+# The end of turn, and the newline the template's "{# Add generation prompt #}" comment writes
+# after the last one (it must not reopen the content).
+_LLAMA_END = r"<\|eo[tm]_id\|>\n?"
+
+_TEMPLATES: dict[str, dict[str, Any]] = {
+    "qwen3-tool-agent": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _IM_ASSISTANT,
+        "fields": {
+            # "<think>\n" + reasoning.strip("\n") + "\n</think>\n\n": the newlines around the
+            # reasoning belong to the delimiters, the reasoning's own spaces do not.
+            "reasoning_content": {
+                "open_pattern": r"<think>\n*",
+                "close_pattern": r"\n*</think>\n*",
+                "content": "text",
+                "content_args": {"strip": False},
+            },
+            # The "\n" before a tool call (after content, between calls) belongs to its opening.
+            "tool_calls": {
+                "open_pattern": r"\n?<tool_call>",
+                "close": "</tool_call>",
+                "repeats": True,
+                "content": "json",
+                "transform": {"type": "function", "function": "{content}"},
+            },
+            # "<|im_end|>\n": the newline after the end of turn must not reopen the content.
+            "content": {
+                "close_pattern": r"<\|im_end\|>\n?",
+                "content": "text",
+                "content_args": {"strip": False},
+            },
+        },
+    },
+    "minicpm-v-4.6-thinking": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _IM_ASSISTANT,
+        "fields": {
+            "reasoning_content": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {
+                "open_pattern": r"\s*<tool_call>\n<function=(?P<name>[^>\n]+)>\n",
+                "close": "</function>\n</tool_call>",
+                "repeats": True,
+                "content": "xml-inline",
+                "content_args": {
+                    "tag_pattern": r"<parameter=(?P<key>[^>\n]+)>\n(?P<value>.*?)\n</parameter>\n",
+                },
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close_pattern": r"<\|im_end\|>\n?", "content": "text"},
+        },
+    },
+    "llama-3.2-vision": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _LLAMA_ASSISTANT,
+        "fields": {
+            # A turn that begins with {"name": " is one tool call; its JSON runs to the end.
+            "tool_calls": {
+                "open_pattern": r'\A(?=\{"name": ")',
+                "close_pattern": _LLAMA_END,
+                "repeats": True,
+                "content": "json",
+                "transform": {"type": "function", "function": {
+                    "name": "{content.name}", "arguments": "{content.parameters}"}},
+            },
+            "content": {"close_pattern": _LLAMA_END, "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
+    "cogito": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _LLAMA_ASSISTANT,
+        "fields": {
+            "reasoning_content": {"open": "<think>", "close": "</think>", "content": "text"},
+            # content|trim, then the whole list as one JSON array up to <|eot_id|>.
+            "tool_calls": {
+                "open_pattern": r'(?=\[\{"name": ")',
+                "close": "<|eot_id|>",
+                "content": "json",
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{arguments}"}},
+                "transform_each": True,
+            },
+            "content": {"close": "<|eot_id|>", "content": "text"},
+        },
+    },
+    "solar-open": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": "<|begin|>assistant",
+        "fields": {
+            "reasoning_content": {"open": "<|think|>", "close": "<|end|>", "content": "text",
+                                  "content_args": {"strip": False}},
+            "content": {"open": "<|content|>", "close": "<|end|>", "content": "text",
+                        "content_args": {"strip": False}},
+            "tool_calls": {
+                "open_pattern": (r"<\|tool_call:begin\|>(?P<id>.*?)<\|tool_call:name\|>"
+                                 r"(?P<name>.*?)<\|tool_call:args\|>"),
+                "close": "<|tool_call:end|>",
+                "repeats": True,
+                "content": "json",
+                "transform": {"id": "{id}", "type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+        },
+    },
+}
+
+#: Where transformers' response-template language cannot express the format exactly (its
+#: parser then differs from :func:`chatformats.parse_response`).
+LIMITS: dict[str, tuple[str, ...]] = {
+    "qwen3-tool-agent": (
+        "a think block opens only where the turn begins; the template's language opens one "
+        "wherever <think> appears",
+        "a malformed completion (text between or after tool calls, unclosed blocks) is read "
+        "leniently instead of refused",
+    ),
+    "minicpm-v-4.6-thinking": (
+        "a think block opens only where the turn begins",
+        "tool calls are read leniently (text between parameters is skipped, a call that is not "
+        "<function=NAME> is not a call) instead of refused",
+    ),
+    "llama-3.2-vision": (
+        "none on rendered completions; malformed ones are read leniently",
+    ),
+    "cogito": (
+        "tool-call ids: a transform cannot keep a key that only some calls have, so ids are "
+        "dropped (and a call without \"arguments\" fails with a KeyError)",
+        "a think block opens only where the turn begins",
+    ),
+    "solar-open": (
+        "the order of blocks (reasoning, then one answer block) is not checked; text outside "
+        "the blocks is discarded instead of refused",
+    ),
+}
+
+
+def response_template(name: str) -> dict[str, Any]:
+    """A copy of format ``name``'s transformers ``response_template``."""
+    try:
+        return copy.deepcopy(_TEMPLATES[name])
+    except KeyError:
+        from .._registry import get_format
+
+        get_format(name)  # UnknownFormatError for a name that is not a format
+        from ..errors import ChatFormatError
+
+        raise ChatFormatError(f"format {name!r} has no response_template") from None

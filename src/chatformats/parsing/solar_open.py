@@ -1,0 +1,68 @@
+"""Reading back a ``solar-open`` assistant turn (``ports/solar_open.py``).
+
+What the template writes for an assistant message (template "Assistant Thinking" and
+"Assistant Messages"); the generation prompt ends with ``<|begin|>assistant``:
+
+- its reasoning, when non-empty and after the last user message (``lastthink``), as a block
+  of its own: ``<|begin|>assistant<|think|>`` + reasoning + ``<|end|>``;
+- with ``tool_calls`` (content dropped): ``<|begin|>assistant<|tool_calls|>`` + per call
+  ``<|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>ARGS<|tool_call:end|>`` +
+  ``<|calls|>`` (ARGS ``tojson`` of a mapping, else the value verbatim);
+- else ``<|begin|>assistant<|content|>`` + content + ``<|end|>``.
+
+Reasoning and content are verbatim; the arguments are JSON; ids are kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ParseError
+from . import _json
+from ._scan import IGNORE, State
+
+NAME = "solar-open"
+ANCHOR = "<|begin|>assistant"
+_NAME = "<|tool_call:name|>"
+_ARGS = "<|tool_call:args|>"
+
+
+def _verbatim(raw: str, marker: str) -> str:
+    return raw
+
+
+def _call(raw: str, marker: str) -> Any:
+    """``ID<|tool_call:name|>NAME<|tool_call:args|>ARGS``."""
+    name_at = raw.find(_NAME)
+    args_at = raw.find(_ARGS, name_at + len(_NAME)) if name_at >= 0 else -1
+    if args_at < 0:
+        raise ParseError(f"{NAME}: malformed tool call, expected "
+                         f"ID{_NAME}NAME{_ARGS}ARGS; got {raw[:200]!r}")
+    args = raw[args_at + len(_ARGS):]
+    return {"id": raw[:name_at], "type": "function",
+            "function": {"name": raw[name_at + len(_NAME):args_at],
+                         "arguments": _json.load(NAME, args)}}
+
+
+_OPENS = (("<|content|>", "content", False), ("<|tool_calls|>", "calls", False))
+
+STATES = {
+    s.name: s
+    for s in (
+        State("start", None, markers=(("<|think|>", "think", False),) + _OPENS,
+              what="where a block of the assistant turn begins"),
+        State("think", "reasoning_content", markers=(("<|end|>", "between", False),),
+              value=_verbatim, eager=True),
+        State("between", None, markers=(("<|begin|>assistant", "start2", False),),
+              what="after the reasoning block"),
+        State("start2", None, markers=_OPENS, what="where the answer block begins"),
+        State("content", "content", markers=(("<|end|>", "end", False),), value=_verbatim,
+              eager=True),
+        State("calls", None, markers=(("<|tool_call:begin|>", "call", False),
+                                      ("<|calls|>", "end", False)), what="between tool calls"),
+        State("call", "tool_calls", markers=(("<|tool_call:end|>", "calls", False),),
+              value=_call, eager=True),
+        State("end", None, stray=IGNORE),
+    )
+}
+START = "start"
