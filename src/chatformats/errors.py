@@ -11,6 +11,7 @@ Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``
 - :class:`InvalidConversation`: input that is not JSON-like data, or is nested deeper than
   Python can serialise (:class:`NestingTooDeep`).
 - :class:`UnknownFormatError`: a format name that is not registered.
+- :class:`UnknownVariableError`: with ``strict=True``, a variable the template never reads.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
   the test suite fails on any of these.
 """
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidConversation",
     "NestingTooDeep",
     "UnknownFormatError",
+    "UnknownVariableError",
     "InternalError",
 ]
 
@@ -56,6 +58,11 @@ class NestingTooDeep(InvalidConversation):
 
 class UnknownFormatError(ChatFormatError):
     """No format with that name is registered."""
+
+
+class UnknownVariableError(ChatFormatError):
+    """With ``strict=True``: a variable was passed that the template never reads (a typo such as
+    ``enable_thinkng``); the message lists the variables the template reads."""
 
 
 class InternalError(ChatFormatError):
