@@ -7,7 +7,8 @@
   UTF-8 sha256 against the registry's pinned sha256s).
 - :func:`from_pretrained`: :func:`detect` on a local model folder's template, bound to the
   folder's own special tokens, as transformers' ``AutoTokenizer.from_pretrained`` would load
-  them: the template from ``chat_template.jinja``, else ``chat_template.json``, else
+  them: the template from ``chat_template.jinja``, else ``chat_template.json`` (a processor's
+  template, which multimodal models ship and vLLM prefers to the tokenizer's), else
   ``tokenizer_config.json``'s ``chat_template`` (a string, or a list of ``{name, template}``
   whose ``default`` entry is used); the special tokens are the ``*_token`` entries of
   ``tokenizer_config.json`` (strings, or ``AddedToken`` dicts with a ``content``).
