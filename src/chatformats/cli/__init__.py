@@ -7,6 +7,8 @@
                                                  render a JSONL dataset into JSONL
     chatformats verify FORMAT FILE|--jsonl IN    render with the port and with the reference
                                                  template, and show any difference
+    chatformats request FORMAT FILE              the prompt a vLLM server builds for an OpenAI
+                                                 chat-completions request body
 
 An input is a list of messages; an OpenAI chat-completions request body (``messages``,
 ``tools``, ``chat_template_kwargs`` as vLLM and SGLang accept them); or an object with
@@ -971,6 +973,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p, "verify")
     p.set_defaults(parser=p)
     p.set_defaults(func=_cmd_verify)
+
+    from .request import add_parser as add_request_parser
+
+    add_request_parser(sub)
     return parser
 
 
