@@ -132,7 +132,7 @@ def accelerate(tokenizer: T) -> T:
 
 def decelerate(tokenizer: T) -> T:
     """Give ``tokenizer`` its own ``apply_chat_template`` back; returns the tokenizer."""
-    current = getattr(tokenizer, _ATTRIBUTE, None)
+    current: Any = getattr(tokenizer, _ATTRIBUTE, None)
     if isinstance(current, _Accelerated):
         try:
             delattr(tokenizer, _ATTRIBUTE)
