@@ -132,14 +132,15 @@ def accelerate(tokenizer: T) -> T:
 
 def decelerate(tokenizer: T) -> T:
     """Give ``tokenizer`` its own ``apply_chat_template`` back; returns the tokenizer."""
-    current: Any = getattr(tokenizer, _ATTRIBUTE, None)
+    current = getattr(tokenizer, _ATTRIBUTE, None)
     if isinstance(current, _Accelerated):
+        original = current.original
         try:
             delattr(tokenizer, _ATTRIBUTE)
         except AttributeError:
             pass
-        if getattr(tokenizer, _ATTRIBUTE, None) is current:  # set on the class: put it back
-            setattr(tokenizer, _ATTRIBUTE, current.original)
+        if isinstance(getattr(tokenizer, _ATTRIBUTE, None), _Accelerated):  # still ours: put it back
+            setattr(tokenizer, _ATTRIBUTE, original)
     return tokenizer
 
 
