@@ -92,6 +92,15 @@ def test_unknown_variables_warn_in_one_line(capsysbinary, tmp_path):
     status, out, err = run(capsysbinary, "render", "minicpm-v-4.6-thinking", str(messages),
                            "--var", "enable_thinking=false")
     assert (status, err) == (0, "")
+    # an object with messages and variables: its variables are the user's own, checked
+    obj = write(tmp_path, {"messages": [{"role": "user", "content": "hi"}], "add_generation_promt": True})
+    status, out, err = run(capsysbinary, "render", "cogito", obj)
+    assert status == 0 and err.startswith("chatformats: warning: cogito does not read add_generation_promt")
+    # a request body's chat_template_kwargs are meant for whichever model serves it: no warning
+    body = write(tmp_path, {"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                            "chat_template_kwargs": {"enable_thinking": True}})
+    status, out, err = run(capsysbinary, "render", "qwen3-tool-agent", body)
+    assert (status, err) == (0, "")
 
 
 def test_formats_by_model_id_in_any_case(capsysbinary, tmp_path):

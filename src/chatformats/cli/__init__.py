@@ -82,6 +82,9 @@ class Conversation:
 
     messages: Any
     variables: dict[str, Any] = field(default_factory=dict)
+    #: From an OpenAI request body: its ``chat_template_kwargs`` are meant for whichever model
+    #: serves it (a server drops the names a template does not read), so they draw no warning.
+    from_request: bool = False
 
 
 def parse_conversation(data: Any) -> Conversation:
@@ -128,7 +131,8 @@ def parse_conversation(data: Any) -> Conversation:
         raise InputError(
             f"{reserved[0]}: cannot be a template variable (chatformats' own parameter)"
         )
-    return Conversation(messages, variables)
+    from_request = "model" in data or "chat_template_kwargs" in data
+    return Conversation(messages, variables, from_request=from_request)
 
 
 def _json_type(value: Any) -> str:
@@ -200,7 +204,7 @@ def render_conversation(conv: Conversation, opts: Options) -> str:
     """Render one input at the chosen layer; raises :class:`ChatFormatError` or
     :class:`InputError`."""
     variables = _variables(conv, opts)
-    if conv.variables:
+    if conv.variables and not conv.from_request:
         warn_unknown_variables(opts.format, conv.variables)
     now = opts.clock()
     try:
