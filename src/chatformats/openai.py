@@ -11,7 +11,9 @@ Mirrored from vLLM's source (see :data:`VLLM_SOURCE`; ``docs/serving.md`` cites 
 
 1. ``ChatCompletionRequest._normalize_messages_before`` (``chat_completion/protocol.py``): a
    message's deprecated ``reasoning_content`` is removed and becomes its ``reasoning`` unless
-   that is set;
+   that is set.  The request's validation (pydantic, against the openai package's message TypedDicts) has
+   refused what no message type accepts (a null content but for an assistant, a name that is
+   not a string) and rebuilt each assistant tool call in field order (:func:`_tool_call`);
 2. ``_parse_chat_message_content`` (``entrypoints/chat_utils.py``), per message: a new message
    of ``role`` and ``content``, where ``content`` (``None`` is no parts, a string is one text
    part) is parsed part by part (``_parse_chat_message_content_part``): text-like parts
@@ -236,6 +238,13 @@ def _message(fmt: ChatFormat, content_format: str, message: Any, index: int) -> 
     if not isinstance(role, str):
         raise InvalidRequest(f"{where}.role: expected a string, got {_type(role)}")
     content = message.get("content")
+    if content is None and "content" in message and role not in ("assistant", "function"):
+        # only the assistant (and the deprecated function) message types allow a null content
+        raise InvalidRequest(f"{where}.content: null is allowed for assistant messages only")
+    for key in ("name", "tool_call_id"):
+        value = message.get(key)
+        if key in message and not isinstance(value, str) and not (key == "tool_call_id" and value is None):
+            raise InvalidRequest(f"{where}.{key}: expected a string, got {_type(value)}")
     if content is None:
         parts: list[Any] = []
     elif isinstance(content, str):
@@ -282,13 +291,30 @@ def _message(fmt: ChatFormat, content_format: str, message: Any, index: int) -> 
 
 
 def _tool_call(call: Any, where: str) -> Any:
-    """An assistant tool call, copied (step 3 rewrites its arguments in place)."""
+    """An assistant tool call as the request's validation leaves it: the openai package's
+    ``ChatCompletionMessageFunctionToolCallParam`` TypedDict, whose pydantic validation requires
+    ``id``, ``type: "function"`` and ``function`` with string ``arguments`` and ``name`` (a dict
+    ``arguments`` is refused), and rebuilds the dicts in field order, extra keys last:
+    ``{"id", "function": {"arguments", "name", ...}, "type", ...}``.  (Step 3 then rewrites
+    ``arguments`` in place.)"""
     if not isinstance(call, dict):
         raise InvalidRequest(f"{where}: a tool call must be an object, got {_type(call)}")
+    if not isinstance(call.get("id"), str):
+        raise InvalidRequest(f"{where}.id: a string is required, got {_type(call.get('id'))}")
+    if call.get("type") != "function":
+        raise InvalidRequest(f"{where}.type: 'function' is required, got {call.get('type')!r}")
     function = call.get("function")
     if not isinstance(function, dict):
         raise InvalidRequest(f"{where}.function: expected an object, got {_type(function)}")
-    return {**call, "function": dict(function)}
+    for key in ("arguments", "name"):
+        if not isinstance(function.get(key), str):
+            raise InvalidRequest(f"{where}.function.{key}: a string is required (a JSON string for "
+                                 f"arguments), got {_type(function.get(key))}")
+    out_function = {"arguments": function["arguments"], "name": function["name"]}
+    out_function.update((k, v) for k, v in function.items() if k not in out_function)
+    out = {"id": call["id"], "function": out_function, "type": "function"}
+    out.update((k, v) for k, v in call.items() if k not in out)
+    return out
 
 
 def _postprocess(messages: list[dict[str, Any]]) -> None:
