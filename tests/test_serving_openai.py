@@ -171,11 +171,42 @@ def test_content_format_is_vllms_detection(name):
 # ------------------------------------------------------------------ any request body
 
 
+request_parts = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, s.texts),
+    s.texts,
+    st.sampled_from([
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+        {"type": "video_url", "video_url": {"url": "https://example.com/v.mp4"}},
+        {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+        {"image_url": "https://example.com/a.png"},
+        {"type": "text", "text": None},
+        {"type": "text", "text": "<|image|>(<image>./</image>)"},
+    ]),
+    st.builds(lambda t: {"type": "refusal", "refusal": t}, s.texts),
+)
+
+
+@st.composite
+def served_conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """What OpenAI clients send a server: the realistic conversations with tool-call arguments
+    as JSON strings (any string, some not JSON), content as OpenAI parts."""
+    messages = draw(s.realistic_conversation())
+    for message in messages:
+        for call in message.get("tool_calls", ()):
+            arguments = call["function"]["arguments"]
+            if not isinstance(arguments, str):
+                call["function"]["arguments"] = draw(st.one_of(
+                    st.just(json.dumps(arguments)), st.just(json.dumps(arguments)), s.short_texts))
+        if message["role"] in ("user", "system", "tool") and draw(st.integers(0, 3)) == 0:
+            message["content"] = draw(st.lists(request_parts, max_size=3))
+    return messages
+
+
 @st.composite
 def request_bodies(draw: st.DrawFn) -> dict[str, Any]:
-    """Request bodies: realistic and adversarial conversations, OpenAI content parts, tool calls
-    with string or dict arguments, and the fields that reach the template."""
-    messages = draw(st.one_of(s.realistic_conversation(), s.adversarial_messages))
+    """Request bodies: what clients send (string arguments, OpenAI content parts) and any
+    conversation at all, with the fields that reach the template."""
+    messages = draw(st.one_of(served_conversation(), served_conversation(), s.adversarial_messages))
     body: dict[str, Any] = {"model": "m", "messages": messages}
     optional = {
         "tools": st.one_of(s.tools_realistic, st.just([])),
