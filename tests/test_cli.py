@@ -28,6 +28,7 @@ from chatformats import cli
 
 from . import oracle
 from . import strategies as s
+from . import transformers_oracle
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -152,8 +153,13 @@ def test_show_reports_a_modified_template(capsysbinary, monkeypatch, tmp_path):
 
 
 def test_show_by_model_id(capsysbinary):
-    status, out, _ = run(capsysbinary, "show", "meta-llama/Llama-3.2-11B-Vision-Instruct")
-    assert status == 0 and b"llama-3.2-vision" in out
+    status, out, _ = run(capsysbinary, "show", "DeepCogito/cogito-v1-preview-llama-3B")
+    assert status == 0 and b"format:         cogito" in out
+    # The seed variant reproduces no published template: Meta's id is not its own.
+    status, out, err = run(capsysbinary, "show", "meta-llama/Llama-3.2-11B-Vision-Instruct")
+    assert status == cli.EXIT_USAGE and "'llama-3.2-vision' is a variant of" in err
+    status, out, _ = run(capsysbinary, "show", "llama-3.2-vision")
+    assert b"a variant of meta-llama/Llama-3.2-11B-Vision-Instruct" in out
 
 
 @pytest.mark.parametrize("argv", [["show", "nope"], ["render", "nope", str(WEATHER)],
@@ -182,9 +188,15 @@ def test_render_object_with_variables(capsysbinary, tmp_path, name):
     data = {"messages": MESSAGES, "tools": TOOLS, "add_generation_prompt": True,
             "enable_thinking": False}
     path = write_json(tmp_path, data)
-    result = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--layer", "template")
+    status, out, err = run(capsysbinary, "render", name, path, "--now", NOW_ARG, "--layer", "template")
+    # A variable the template never reads is rendered as given, with one warning line.
+    reads = chatformats.get_format(name).variables or ()
+    warning = "" if "enable_thinking" in reads else (
+        f"chatformats: warning: {name} does not read enable_thinking (a typo?); the template "
+        f"reads {', '.join(reads)}\n")
+    assert err.startswith(warning)
     variables = {"tools": TOOLS, "add_generation_prompt": True, "enable_thinking": False}
-    assert_matches(result, oracle.render(name, MESSAGES, now=NOW, **variables))
+    assert_matches((status, out, err[len(warning):]), oracle.render(name, MESSAGES, now=NOW, **variables))
     status, out, _ = run(capsysbinary, "render", name, path, "--now", NOW_ARG)
     assert status == 0
     assert out.decode() == expected_pipeline(name, MESSAGES, tools=TOOLS, add_generation_prompt=True,
@@ -642,6 +654,14 @@ def test_progress_tqdm(capsys):
 def test_verify_agrees(capsysbinary, tmp_path, name, layer):
     path = write_json(tmp_path, {"messages": MESSAGES, "tools": TOOLS})
     status, out, err = run(capsysbinary, "verify", name, path, "--layer", layer, "--generation-prompt")
+    reference = (oracle.render(name, MESSAGES, tools=TOOLS, add_generation_prompt=True)
+                 if layer == "template" else
+                 transformers_oracle.apply(name, MESSAGES, tools=TOOLS, add_generation_prompt=True))
+    if not reference.ok:  # both fail (llama-3.2-vision on a None tool_calls): not an agreement
+        assert status == cli.EXIT_FAILED, out + err.encode()
+        assert out.decode().startswith(f"{path}: {name} ({layer} layer): the port and the "
+                                       "reference both fail on this input\n  reference fails: ")
+        return
     assert status == 0, out + err.encode()
     assert out.decode() == f"{path}: {name} ({layer} layer): the port and the reference agree\n"
 
@@ -699,18 +719,42 @@ def test_verify_reports_a_failure_mismatch(capsysbinary, monkeypatch, tmp_path):
     assert "port      fails: TemplateError: made up" in out.decode()
 
 
-def test_verify_both_failing_the_same_way_agree(capsysbinary, tmp_path):
+def test_verify_both_failing_the_same_way_is_reported(capsysbinary, tmp_path):
+    """Port and reference failing alike is parity, but no success: status 1, both failures."""
     messages = [{"role": "system", "content": "s"},
                 {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "what?"}]}]
     status, out, _ = run(capsysbinary, "verify", "llama-3.2-vision", write_json(tmp_path, messages))
-    assert status == 0
+    text = out.decode()
+    assert status == cli.EXIT_FAILED
+    assert "the port and the reference both fail on this input" in text
+    assert "port      fails: TemplateError: Prompting with images is incompatible" in text
+    assert "reference fails: TemplateError: Prompting with images is incompatible" in text
+    assert "agree" not in text
+
+
+@pytest.mark.parametrize("damage", ["missing", "modified"])
+def test_verify_without_the_pinned_reference_template(capsysbinary, monkeypatch, tmp_path, damage):
+    """A missing or edited reference template: one line, status 4, no traceback."""
+    fmt = chatformats.get_format("cogito")
+    folder = tmp_path / "reference_templates"
+    folder.mkdir()
+    if damage == "modified":
+        (folder / fmt.template_file).write_text(fmt.template_source() + " ", encoding="utf-8")
+    from chatformats import _registry
+
+    monkeypatch.setattr(_registry, "_template_dir", lambda: folder)
+    status, out, err = run(capsysbinary, "verify", "cogito", write_json(tmp_path, MESSAGES))
+    assert status == cli.EXIT_NO_REFERENCE and out == b""
+    assert err.count("\n") == 1 and err.startswith("chatformats: verify cannot run: the reference")
+    assert fmt.template_sha256 in err
 
 
 def test_verify_jsonl(capsysbinary, monkeypatch, tmp_path):
     path, lines = jsonl_lines(tmp_path)
     status, out, err = run(capsysbinary, "verify", "cogito", "--jsonl", path, "--layer", "template")
     assert status == cli.EXIT_FAILED  # unreadable lines, no difference
-    assert "5 conversations checked, 5 agree, 0 differ; 4 lines could not be read" in out.decode()
+    assert ("5 conversations checked, 4 agree, 0 differ, 1 fail in both (lines 7); "
+            "4 lines could not be read") in out.decode()
     assert f"{path}:3: invalid JSON" in err
     _break_port(monkeypatch, "cogito")
     status, out, err = run(capsysbinary, "verify", "cogito", "--jsonl", path, "--layer", "template")
@@ -770,7 +814,8 @@ def test_real_command_exit_statuses(tmp_path):
     missing = subprocess.run([script, "render", "cogito", str(tmp_path / "x.json")], capture_output=True)
     assert missing.returncode == 1 and missing.stderr.count(b"\n") == 1
     usage = subprocess.run([sys.executable, "-m", "chatformats", "render"], capture_output=True)
-    assert usage.returncode == 2 and b"usage:" in usage.stderr
+    assert usage.returncode == 2 and usage.stderr.count(b"\n") == 1  # one line, as argparse's is not
+    assert usage.stderr.startswith(b"chatformats render: error: ")
 
 
 def test_real_command_jsonl_with_workers(tmp_path):

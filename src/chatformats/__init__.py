@@ -23,6 +23,7 @@ from .errors import (
     TemplateTypeError,
     UndefinedValueError,
     UnknownFormatError,
+    UnknownVariableError,
 )
 
 # Importing chatformats loads only this module and the errors: the registry, the pipeline, the
@@ -34,6 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ._lookup import detect, from_pretrained
     from ._registry import ChatFormat, PortFunction, formats, get_format
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template
@@ -45,6 +47,8 @@ _LAZY = {
     "apply_chat_template": ".pipeline",
     "parse_response": ".parsing",
     "ResponseParser": ".parsing",
+    "detect": "._lookup",
+    "from_pretrained": "._lookup",
 }
 
 
@@ -72,6 +76,8 @@ __all__ = [
     "formats",
     "get_format",
     "ChatFormat",
+    "detect",
+    "from_pretrained",
     "ChatFormatError",
     "TemplateError",
     "UndefinedValueError",
@@ -79,6 +85,7 @@ __all__ = [
     "InvalidConversation",
     "NestingTooDeep",
     "UnknownFormatError",
+    "UnknownVariableError",
     "InternalError",
     "ParseError",
     "parse_response",
@@ -89,10 +96,10 @@ __all__ = [
 _LEAVES = frozenset((str, int, float, bool, type(None)))  # as _jinja's: JSON-like leaves
 
 #: Each format's port function, looked up on first use (importing the port lazily).
-_PORTS: dict[str, PortFunction] = {}
+_PORTS: dict[Any, PortFunction] = {}
 
 
-def _load_port(name: str) -> PortFunction:
+def _load_port(name: str | ChatFormat) -> PortFunction:
     """The port of format ``name`` (importing the registry, the primitives and the port on first
     use); raises :class:`UnknownFormatError` or, for a format not ported, ``ChatFormatError``."""
     global _check_json_like
@@ -111,8 +118,10 @@ def _check_json_like(value: Any, path: str) -> None:  # replaced by _jinja's on 
     check_json_like(value, path)
 
 
-def render(name: str, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
-    """Render ``messages`` with the chat template of format ``name``.
+def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
+           strict: bool = False, **variables: Any) -> str:
+    """Render ``messages`` with the chat template of format ``name`` (a format name or a model
+    id it serves, in any case, or a :class:`ChatFormat`).
 
     ``variables`` are the template's own names (``tools``, ``add_generation_prompt``,
     ``enable_thinking``, ``bos_token``, ...); one not passed is undefined to the template, as in
@@ -123,7 +132,8 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
     (``dict``, ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``, ``None``), else
     :class:`InvalidConversation`.  Where the template calls ``raise_exception(msg)`` this raises
     :class:`TemplateError` with ``msg``; where Jinja would fail otherwise, another
-    :class:`ChatFormatError`.
+    :class:`ChatFormatError`.  With ``strict=True`` a variable the template never reads is an
+    :class:`UnknownVariableError` (a typo such as ``enable_thinkng`` would render silently).
     """
     try:
         port = _PORTS[name]
@@ -133,6 +143,8 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
         raise InvalidConversation(
             f"messages must be a list of messages, not {type(messages).__name__}"
         )
+    if strict:
+        _check_variables(name, variables)
     check_json_like = _check_json_like
     check_json_like(messages, "messages")
     for key, value in variables.items():
@@ -145,7 +157,23 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
     return _call_port(name, port, messages, variables, now)
 
 
-def _call_port(name: str, port: PortFunction, messages: Any, variables: Any, now: datetime) -> str:
+def _check_variables(name: str | ChatFormat, variables: Any, known: Any = ()) -> None:
+    """``strict=True``: every name in ``variables`` is one the template reads (or in ``known``);
+    raises :class:`UnknownVariableError` listing the template's variables else."""
+    from ._registry import get_format
+
+    fmt = get_format(name)
+    if fmt.variables is None:
+        return
+    unknown = sorted(set(variables) - set(fmt.variables) - set(known))
+    if unknown:
+        raise UnknownVariableError(
+            f"{fmt.name}: the template does not read {', '.join(unknown)}; it reads "
+            f"{', '.join(fmt.variables) or 'no variables'} (and messages)"
+        )
+
+
+def _call_port(name: str | ChatFormat, port: PortFunction, messages: Any, variables: Any, now: datetime) -> str:
     """``port(messages, variables, now)`` behind the safety net both layers share: a
     ``RecursionError`` becomes :class:`NestingTooDeep`, any other exception that is not a
     :class:`ChatFormatError` an :class:`InternalError` (a port bug: the tests fail on one)."""

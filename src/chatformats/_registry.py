@@ -30,7 +30,7 @@ class ChatFormat:
     """
 
     __slots__ = ("name", "model_ids", "special_tokens", "status", "module", "template_file",
-                 "template_sha256", "description")
+                 "template_sha256", "variables", "content_format", "variant_of", "description")
 
     name: str
     model_ids: tuple[str, ...]
@@ -42,13 +42,25 @@ class ChatFormat:
     module: str
     template_file: str
     template_sha256: str
+    #: The names the template reads from its caller besides ``messages`` (jinja2's
+    #: ``meta.find_undeclared_variables`` less the environment's globals), sorted; ``None`` when
+    #: not recorded.  ``tests/test_serving_lookup.py`` checks each against jinja2.
+    variables: tuple[str, ...] | None
+    #: How vLLM passes list content to this template (its content-format detection, see
+    #: :mod:`chatformats.openai`): ``"openai"`` (parts as dicts) or ``"string"`` (parts joined).
+    content_format: str
+    #: For a format that reproduces no published model's template: the model whose template it
+    #: varies (its ``model_ids`` are then empty).
+    variant_of: str
     description: str
 
     def __init__(self, name: str, model_ids: tuple[str, ...], special_tokens: Mapping[str, str],
                  status: str, module: str, template_file: str, template_sha256: str,
-                 description: str = "") -> None:
-        for field_name, value in zip(self.__slots__, (name, model_ids, special_tokens, status, module,
-                                                      template_file, template_sha256, description)):
+                 description: str = "", *, variables: tuple[str, ...] | None = None,
+                 content_format: str = "string", variant_of: str = "") -> None:
+        values = (name, model_ids, special_tokens, status, module, template_file, template_sha256,
+                  variables, content_format, variant_of, description)
+        for field_name, value in zip(self.__slots__, values):
             object.__setattr__(self, field_name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -118,12 +130,39 @@ class ChatFormat:
         return response_template(self.name)
 
     def render(self, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
+        """The template layer for this format (``chatformats.render(self, ...)``)."""
         from . import render
 
-        return render(self.name, messages, now=now, **variables)
+        return render(self, messages, now=now, **variables)
+
+    def apply_chat_template(self, messages: Any, **kwargs: Any) -> Any:
+        """The pipeline layer for this format with this object's special tokens
+        (``chatformats.apply_chat_template(self, ...)``)."""
+        from .pipeline import apply_chat_template
+
+        return apply_chat_template(self, messages, **kwargs)
+
+    def bind(self, special_tokens: Mapping[str, Any]) -> ChatFormat:
+        """This format with another tokenizer's special tokens (what ``from_pretrained``
+        returns): the pipeline layer merges these instead of the registry's."""
+        return ChatFormat(self.name, self.model_ids, dict(special_tokens), self.status, self.module,
+                          self.template_file, self.template_sha256, self.description,
+                          variables=self.variables, content_format=self.content_format,
+                          variant_of=self.variant_of)
 
     def __reduce__(self) -> Any:
-        return (get_format, (self.name,))
+        if _FORMATS.get(self.name) is self:
+            return (get_format, (self.name,))
+        return (_rebuild, (tuple(getattr(self, f) for f in self.__slots__),))
+
+
+def _rebuild(values: tuple[Any, ...]) -> ChatFormat:
+    """Unpickle a :class:`ChatFormat` that is not the registry's own (a bound one)."""
+    (name, model_ids, special_tokens, status, module, template_file, template_sha256, variables,
+     content_format, variant_of, description) = values
+    return ChatFormat(name, model_ids, special_tokens, status, module, template_file,
+                      template_sha256, description, variables=variables,
+                      content_format=content_format, variant_of=variant_of)
 
 
 # Special tokens: what ``tokenizer.special_tokens_map`` holds for each model's tokenizer in
@@ -151,23 +190,34 @@ _FORMATS: dict[str, ChatFormat] = {
             template_file="solar_open.jinja",
             template_sha256="e7a5ad7d23b2a9cac020db4582dd076cc400007ae7daecb08f30ca1cb53f9dd0",
             description="Upstage Solar Open 100B",
+            variables=("add_generation_prompt", "default_system_prompt", "reasoning_effort",
+                       "response_format", "think_render_option", "tools"),
+            content_format="string",
         ),
         ChatFormat(
             name="llama-3.2-vision",
-            model_ids=("meta-llama/Llama-3.2-11B-Vision-Instruct",),
+            # A reworded variant: its output differs from Meta's published template, so it
+            # serves no published model id (the original is a format of its own).
+            model_ids=(),
             special_tokens=_LLAMA3_TOKENS,
             status="ported",
             module="llama3_2_vision",
             template_file="llama3_2_vision.jinja",
             template_sha256="d3e97dc81677b7918ffae734b13999c4b4ea5eb3939a8506bbf501602f4d2b62",
             description="Meta Llama 3.2 11B Vision Instruct (source-document variant)",
+            variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
+                       "tools", "tools_in_user_message"),
+            content_format="openai",
+            variant_of="meta-llama/Llama-3.2-11B-Vision-Instruct",
         ),
         ChatFormat(
             name="minicpm-v-4.6-thinking",
             # The Hub id is spelt with a dot ("Duplicate from openbmb/MiniCPM-V-4.6" on its mirrors,
             # "openbmb/MiniCPM-V-4.6-Thinking" on the quantised variants' cards); transformers' docs
             # write the underscore form.
-            model_ids=("openbmb/MiniCPM-V-4.6-Thinking", "openbmb/MiniCPM-V-4_6-Thinking"),
+            # The GPTQ quantisation's model page is the source document of the template.
+            model_ids=("openbmb/MiniCPM-V-4.6-Thinking", "openbmb/MiniCPM-V-4_6-Thinking",
+                       "openbmb/MiniCPM-V-4.6-Thinking-GPTQ"),
             # Not established from the model's tokenizer config (a Qwen3.5 tokenizer with image/
             # video/slice tokens); the template reads none of them.
             special_tokens={},
@@ -176,16 +226,23 @@ _FORMATS: dict[str, ChatFormat] = {
             template_file="minicpm_v4_6_thinking.jinja",
             template_sha256="19356d2fd1c60dc46c92f3b05a5e01a32cdd1ab10b68d649a0081e6bba7c8137",
             description="OpenBMB MiniCPM-V 4.6 Thinking",
+            variables=("add_generation_prompt", "enable_thinking", "tools"),
+            content_format="string",
         ),
         ChatFormat(
             name="cogito",
-            model_ids=("deepcogito/cogito-v1-preview-llama-8B",),
+            # The Llama-based v1 preview releases, published together with one tokenizer config.
+            model_ids=("deepcogito/cogito-v1-preview-llama-3B",
+                       "deepcogito/cogito-v1-preview-llama-8B",
+                       "deepcogito/cogito-v1-preview-llama-70B"),
             special_tokens=_LLAMA3_TOKENS,
             status="ported",
             module="cogito",
             template_file="cogito.jinja",
             template_sha256="ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
             description="Deep Cogito v1 (Llama-based hybrid reasoning)",
+            variables=("add_generation_prompt", "bos_token", "enable_thinking", "tools"),
+            content_format="openai",
         ),
         ChatFormat(
             name="qwen3-tool-agent",
@@ -197,6 +254,9 @@ _FORMATS: dict[str, ChatFormat] = {
             template_file="qwen3_tool_agent.jinja",
             template_sha256="ff80afbfb2bfc83da910c94d8333a10df14b6ad76cc00e5549c3fa16ebed374f",
             description="Qwen3 (2507-series) template with a fixed tool-use preamble",
+            variables=("add_generation_prompt", "tools"),
+            content_format="string",
+            variant_of="the Qwen3 2507-series template (Qwen/Qwen3-*-2507)",
         ),
     )
 }
@@ -207,11 +267,19 @@ def formats() -> list[str]:
     return list(_FORMATS)
 
 
-def get_format(name: str) -> ChatFormat:
-    """The :class:`ChatFormat` registered under ``name``."""
+def get_format(name: str | ChatFormat) -> ChatFormat:
+    """The :class:`ChatFormat` registered under ``name``, or serving ``name`` as a model id.
+
+    Format names and model ids match case-insensitively (``Qwen3-Tool-Agent``,
+    ``deepcogito/Cogito-v1-preview-llama-3B``); a :class:`ChatFormat` (a bound one from
+    :func:`chatformats.from_pretrained`) is returned as is.  Anything else is an
+    :class:`UnknownFormatError` that suggests the nearest names ("did you mean").
+    """
     try:
-        return _FORMATS[name]
+        return _FORMATS[name]  # type: ignore[index]
     except (KeyError, TypeError):
-        raise UnknownFormatError(
-            f"unknown format {name!r}; known formats: {', '.join(_FORMATS)}"
-        ) from None
+        if type(name) is ChatFormat:
+            return name
+        from ._lookup import lookup
+
+        return lookup(name, _FORMATS)

@@ -13,6 +13,7 @@ Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``
 - :class:`UnknownFormatError`: a format name that is not registered.
 - :class:`ParseError`: a completion that is not an assistant turn of its format (malformed
   tool-call JSON, text where the format allows none); raised by :mod:`chatformats.parsing`.
+- :class:`UnknownVariableError`: with ``strict=True``, a variable the template never reads.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
   the test suite fails on any of these.
 """
@@ -27,6 +28,7 @@ __all__ = [
     "InvalidConversation",
     "NestingTooDeep",
     "UnknownFormatError",
+    "UnknownVariableError",
     "InternalError",
     "ParseError",
 ]
@@ -59,6 +61,11 @@ class NestingTooDeep(InvalidConversation):
 
 class UnknownFormatError(ChatFormatError):
     """No format with that name is registered."""
+
+
+class UnknownVariableError(ChatFormatError):
+    """With ``strict=True``: a variable was passed that the template never reads (a typo such as
+    ``enable_thinkng``); the message lists the variables the template reads."""
 
 
 class InternalError(ChatFormatError):

@@ -38,9 +38,12 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from datetime import datetime
 from types import FunctionType, MethodType
-from typing import Any, Callable, List, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping as _Mapping, Sequence, Union, overload
 
-from . import _call_port
+if TYPE_CHECKING:
+    from ._registry import ChatFormat
+
+from . import _call_port, _check_variables
 from ._jinja import check_json_like
 from ._registry import get_format
 from .errors import ChatFormatError, InvalidConversation, NestingTooDeep
@@ -66,6 +69,19 @@ class PipelineTypeError(InvalidConversation, TypeError):
     document that is not a dict, tools or documents that are not iterable, a continued field
     that is not text): a :class:`~chatformats.InvalidConversation` that is also a
     ``TypeError``, so ``except TypeError`` keeps working for code moved from transformers."""
+
+
+def _reworded(text: str, transformers_message: str) -> PipelineTypeError:
+    """A :class:`PipelineTypeError` worded for the caller where transformers' own message
+    speaks of its internals ("'NoneType' object is not iterable"); transformers' message is kept
+    as ``transformers_message`` (the parity tests compare it verbatim)."""
+    err = PipelineTypeError(text)
+    err.transformers_message = transformers_message  # type: ignore[attr-defined]
+    return err
+
+
+def _type_name(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
 
 
 class ToolSchemaError(InvalidConversation):
@@ -236,8 +252,19 @@ def _conversation(conversation: Any) -> list[dict[Any, Any]]:
         return [_message(message) for message in messages]
     # Any other object (a mapping, a generator, a string, ...): transformers' steps one by one.
     out = []
-    for message in _objects_to_dicts(messages):
+    try:
+        converted = iter(_objects_to_dicts(messages))
+    except TypeError as exc:  # None, a number: transformers fails iterating it
+        raise _reworded(f"messages must be a list of messages (dicts), not {_type_name(messages)}",
+                        str(exc)) from None
+    for message in converted:
         if not isinstance(message, dict):
+            if isinstance(messages, str):
+                raise _reworded("messages must be a list of messages (dicts), not a string",
+                                str(_not_a_message(message))) from None
+            if isinstance(messages, Mapping):
+                raise _reworded("messages must be a list of messages, not one message (a dict): "
+                                "wrap it in a list", str(_not_a_message(message))) from None
             raise _not_a_message(message)
         kept = {key: value for key, value in message.items() if value is not None}
         out.append(_alias_reasoning(_plain(kept)))
@@ -250,6 +277,11 @@ def _conversation(conversation: Any) -> list[dict[Any, Any]]:
 def _tool_schemas(tools: Any) -> list[Any]:
     """``render_jinja_template``'s tool loop: dicts kept, functions and methods converted."""
     schemas: list[Any] = []
+    try:
+        iter(tools)
+    except TypeError as exc:
+        raise _reworded(f"tools must be a list of tool schemas (dicts) or functions, not "
+                        f"{_type_name(tools)}", str(exc)) from None
     for tool in tools:
         if isinstance(tool, dict):
             schemas.append(tool)
@@ -270,11 +302,36 @@ def _tool_schemas(tools: Any) -> list[Any]:
 Prompt = Union[str, List[str]]
 
 #: Each format's port function, looked up once.
-_PORTS: dict[str, Callable[..., str]] = {}
+_PORTS: dict[Any, Callable[..., str]] = {}
+
+
+@overload
+def apply_chat_template(
+    name: str | ChatFormat, messages: Sequence[_Mapping[str, Any]], /, *, tools: Any = None,
+    documents: Any = None, add_generation_prompt: Any = False, continue_final_message: Any = False,
+    now: datetime | None = None, strict: bool = False, **kwargs: Any,
+) -> str: ...
+
+
+@overload
+def apply_chat_template(
+    name: str | ChatFormat, messages: Sequence[Sequence[_Mapping[str, Any]]], /, *,
+    tools: Any = None, documents: Any = None, add_generation_prompt: Any = False,
+    continue_final_message: Any = False, now: datetime | None = None, strict: bool = False,
+    **kwargs: Any,
+) -> list[str]: ...
+
+
+@overload
+def apply_chat_template(
+    name: str | ChatFormat, messages: Any, /, *, tools: Any = None, documents: Any = None,
+    add_generation_prompt: Any = False, continue_final_message: Any = False,
+    now: datetime | None = None, strict: bool = False, **kwargs: Any,
+) -> Prompt: ...
 
 
 def apply_chat_template(
-    name: str,
+    name: str | ChatFormat,
     messages: Any,
     /,
     *,
@@ -283,6 +340,7 @@ def apply_chat_template(
     add_generation_prompt: Any = False,
     continue_final_message: Any = False,
     now: datetime | None = None,
+    strict: bool = False,
     **kwargs: Any,
 ) -> Prompt:
     """What ``tokenizer.apply_chat_template(messages, ..., tokenize=False)`` of transformers
@@ -296,6 +354,12 @@ def apply_chat_template(
     ``return_dict`` and ``tokenizer_kwargs`` have no effect; ``return_assistant_tokens_mask``
     and ``sanitize_control_tokens`` fail as they fail there; ``tokenize=True`` and
     ``chat_template`` are a ``TypeError`` (chatformats renders text, with its own templates).
+
+    ``name`` is a format name or a model id it serves (any case), or a :class:`ChatFormat` (one
+    from :func:`chatformats.from_pretrained` carries its model folder's special tokens).  With
+    ``strict=True`` a keyword argument the template never reads (besides the special tokens) is
+    an :class:`~chatformats.UnknownVariableError`.  A single conversation gives a ``str``, a
+    batch (a list of conversations) a ``list[str]``.
     """
     fmt = get_format(name)
     port = _PORTS.get(name)
@@ -324,6 +388,8 @@ def apply_chat_template(
         sanitize_control_tokens = kwargs.pop("sanitize_control_tokens", False)
         for param in _TOKENIZER_ONLY_PARAMS.intersection(kwargs):
             del kwargs[param]
+        if strict:
+            _check_variables(fmt, kwargs, fmt.special_tokens)
 
     if isinstance(messages, (list, tuple)) and len(messages) == 0:
         raise InvalidConversation(
@@ -361,6 +427,11 @@ def apply_chat_template(
 
         tool_schemas = None if tools is None else _tool_schemas(tools)
         if documents is not None:
+            try:
+                iter(documents)
+            except TypeError as exc:
+                raise _reworded(f"documents must be a list of dicts, not {_type_name(documents)}",
+                                str(exc)) from None
             for document in documents:
                 if not isinstance(document, dict):
                     raise PipelineTypeError(

@@ -9,6 +9,8 @@
                                                  template, and show any difference
     chatformats parse FORMAT FILE|- [--prefix FILE] [--stream]
                                                  read a completion back into a message
+    chatformats request FORMAT FILE              the prompt a vLLM server builds for an OpenAI
+                                                 chat-completions request body
 
 An input is a list of messages; an OpenAI chat-completions request body (``messages``,
 ``tools``, ``chat_template_kwargs`` as vLLM and SGLang accept them); or an object with
@@ -51,17 +53,10 @@ EXIT_NO_REFERENCE = 4
 
 LAYERS = ("template", "pipeline")
 
-#: The variables each template reads from its caller (besides ``messages``), as jinja2's
-#: ``meta.find_undeclared_variables`` finds them, less the names the template only uses as its
-#: own locals.  ``tests/test_cli.py`` checks this table against jinja2.
+#: The variables each template reads from its caller (besides ``messages``): the registry's
+#: ``variables``.  ``tests/test_cli.py`` checks this table against jinja2.
 TEMPLATE_VARIABLES: dict[str, tuple[str, ...]] = {
-    "solar-open": ("add_generation_prompt", "default_system_prompt", "reasoning_effort",
-                   "response_format", "think_render_option", "tools"),
-    "llama-3.2-vision": ("add_generation_prompt", "bos_token", "custom_tools", "date_string",
-                         "tools", "tools_in_user_message"),
-    "minicpm-v-4.6-thinking": ("add_generation_prompt", "enable_thinking", "tools"),
-    "cogito": ("add_generation_prompt", "bos_token", "enable_thinking", "tools"),
-    "qwen3-tool-agent": ("add_generation_prompt", "tools"),
+    name: get_format(name).variables or () for name in formats()
 }
 
 #: Names the Python API takes for itself: not usable as template variables from the command line.
@@ -89,6 +84,9 @@ class Conversation:
 
     messages: Any
     variables: dict[str, Any] = field(default_factory=dict)
+    #: From an OpenAI request body: its ``chat_template_kwargs`` are meant for whichever model
+    #: serves it (a server drops the names a template does not read), so they draw no warning.
+    from_request: bool = False
 
 
 def parse_conversation(data: Any) -> Conversation:
@@ -135,7 +133,8 @@ def parse_conversation(data: Any) -> Conversation:
         raise InputError(
             f"{reserved[0]}: cannot be a template variable (chatformats' own parameter)"
         )
-    return Conversation(messages, variables)
+    from_request = "model" in data or "chat_template_kwargs" in data
+    return Conversation(messages, variables, from_request=from_request)
 
 
 def _json_type(value: Any) -> str:
@@ -174,10 +173,41 @@ def _variables(conv: Conversation, opts: Options) -> dict[str, Any]:
     return variables
 
 
+#: transformers' own ``apply_chat_template`` parameters: the pipeline layer treats (or refuses)
+#: them itself, so they are no template variables to warn about.
+_TRANSFORMERS_PARAMS = frozenset({
+    "tokenize", "chat_template", "padding", "truncation", "max_length", "return_tensors",
+    "return_dict", "return_assistant_tokens_mask", "tokenizer_kwargs", "sanitize_control_tokens",
+})
+
+#: Unknown variables already reported by this process (each set once per run).
+_WARNED: set[tuple[str, tuple[str, ...]]] = set()
+
+
+def warn_unknown_variables(format_name: str, names: Any) -> None:
+    """One line on stderr when ``names`` holds variables the template never reads (a typo such
+    as ``enable_thinkng`` renders without a word otherwise), listing those it reads."""
+    fmt = get_format(format_name)
+    if fmt.variables is None:
+        return
+    known = (set(fmt.variables) | set(_PIPELINE_PARAMS) | set(fmt.special_tokens)
+             | _TRANSFORMERS_PARAMS)
+    unknown = tuple(sorted(set(names) - known))
+    if not unknown or (fmt.name, unknown) in _WARNED:
+        return
+    _WARNED.add((fmt.name, unknown))
+    sys.stderr.write(
+        f"chatformats: warning: {fmt.name} does not read {', '.join(unknown)} (a typo?); "
+        f"the template reads {', '.join(fmt.variables) or 'no variables'}\n"
+    )
+
+
 def render_conversation(conv: Conversation, opts: Options) -> str:
     """Render one input at the chosen layer; raises :class:`ChatFormatError` or
     :class:`InputError`."""
     variables = _variables(conv, opts)
+    if conv.variables and not conv.from_request:
+        warn_unknown_variables(opts.format, conv.variables)
     now = opts.clock()
     try:
         if opts.layer == "template":
@@ -369,18 +399,12 @@ class _Progress:
 
 
 def _resolve_format(name: str) -> ChatFormat:
-    """A format by name, or by one of the model ids it serves; :class:`UsageError` else."""
+    """A format by name, or by one of the model ids it serves, in any case (the registry's own
+    lookup); :class:`UsageError` else, with its "did you mean"."""
     try:
         return get_format(name)
-    except UnknownFormatError:
-        for candidate in formats():
-            fmt = get_format(candidate)
-            if name in fmt.model_ids:
-                return fmt
-        raise UsageError(
-            f"unknown format {name!r}; known formats: {', '.join(formats())} "
-            "(see `chatformats formats`)"
-        ) from None
+    except UnknownFormatError as exc:
+        raise UsageError(f"{exc} (see `chatformats formats`)") from None
 
 
 def _ported(name: str) -> ChatFormat:
@@ -392,6 +416,7 @@ def _ported(name: str) -> ChatFormat:
 
 def _options(args: argparse.Namespace, fmt: ChatFormat) -> Options:
     now = args.now if args.now is not None else datetime.now()
+    warn_unknown_variables(fmt.name, [name for name, _ in args.var])
     return Options(format=fmt.name, layer=args.layer, generation_prompt=args.generation_prompt,
                    now=now, variables=tuple(args.var))
 
@@ -415,6 +440,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         "description": fmt.description,
         "status": fmt.status,
         "model_ids": list(fmt.model_ids),
+        "variant_of": fmt.variant_of or None,
         "special_tokens": dict(fmt.special_tokens),
         "template": str(fmt.template_path),
         "sha256": fmt.template_sha256,
@@ -430,7 +456,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
         ("format", fmt.name),
         ("description", fmt.description or "-"),
         ("status", fmt.status),
-        ("model ids", ", ".join(fmt.model_ids) or "- (no published model)"),
+        ("model ids", ", ".join(fmt.model_ids) or (
+            f"- (none: a variant of {fmt.variant_of}, whose output differs from its published "
+            "template)" if fmt.variant_of else "- (no published model)")),
         ("special tokens", tokens or "- (none)"),
         ("template", info["template"]),
         ("sha256", f"{fmt.template_sha256} ({_template_check(fmt)})"),
@@ -673,6 +701,23 @@ def _compare(port: _Outcome, reference: _Outcome) -> str | None:
     return f"  reference {reference.describe()}\n  port      {port.describe()}\n"
 
 
+def _both_fail(port: _Outcome, reference: _Outcome) -> str:
+    """Where the port and the reference agree by both failing: the input cannot be rendered,
+    which is no agreement to report as success."""
+    return f"  reference {reference.describe()}\n  port      {port.describe()}\n"
+
+
+def _reference_template_problem(fmt: ChatFormat) -> str | None:
+    """Why ``verify`` cannot use the reference template (missing, unreadable, or not the pinned
+    file), or ``None``."""
+    check = _template_check(fmt)
+    if check == "verified":
+        return None
+    return (f"verify cannot run: the reference template {fmt.template_path} of {fmt.name} is "
+            f"not the pinned file ({check}; expected sha256 {fmt.template_sha256}); reinstall "
+            "chatformats")
+
+
 def _diff(expected: str, got: str) -> str:
     import difflib
 
@@ -693,6 +738,10 @@ def _diff(expected: str, got: str) -> str:
 def _cmd_verify(args: argparse.Namespace) -> int:
     fmt = _ported(args.format)
     opts = _options(args, fmt)
+    problem = _reference_template_problem(fmt)
+    if problem is not None:
+        sys.stderr.write(f"chatformats: {problem}\n")
+        return EXIT_NO_REFERENCE
     try:
         _load_reference(opts.layer)
     except _NoReference as exc:
@@ -700,8 +749,14 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_NO_REFERENCE
     if args.jsonl is None:
         conv = _parse_file(args.file)
-        report = _compare(_port_outcome(conv, opts), _reference_outcome(conv, opts))
+        port, reference = _port_outcome(conv, opts), _reference_outcome(conv, opts)
+        report = _compare(port, reference)
         where = _name(args.file)
+        if report is None and not port.ok:
+            print(f"{where}: {fmt.name} ({opts.layer} layer): the port and the reference both "
+                  "fail on this input")
+            sys.stdout.write(_both_fail(port, reference))
+            return EXIT_FAILED
         if report is None:
             print(f"{where}: {fmt.name} ({opts.layer} layer): the port and the reference agree")
             return EXIT_OK
@@ -711,6 +766,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     source = _name(args.jsonl)
     differ: list[int] = []
     failed: list[tuple[int, str]] = []
+    both_fail: list[int] = []
     checked = 0
     with _open_lines(args.jsonl) as lines:
         progress = _Progress(_progress_enabled(args), _count_lines(args.jsonl), "lines")
@@ -723,7 +779,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                     progress.update(1, 1)
                     continue
                 checked += 1
-                report = _compare(_port_outcome(conv, opts), _reference_outcome(conv, opts))
+                port, reference = _port_outcome(conv, opts), _reference_outcome(conv, opts)
+                report = _compare(port, reference)
+                if report is None and not port.ok:
+                    both_fail.append(lineno)
                 if report is not None:
                     differ.append(lineno)
                     print(f"{source}:{lineno}: the port differs from the reference")
@@ -732,7 +791,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         finally:
             progress.close()
     print(f"{source}: {fmt.name} ({opts.layer} layer): {checked} conversations checked, "
-          f"{checked - len(differ)} agree, {len(differ)} differ"
+          f"{checked - len(differ) - len(both_fail)} agree, {len(differ)} differ"
+          + (f", {len(both_fail)} fail in both (lines "
+             f"{', '.join(map(str, both_fail[:20]))}{', ...' if len(both_fail) > 20 else ''})"
+             if both_fail else "")
           + (f" (lines {', '.join(map(str, differ[:20]))}{', ...' if len(differ) > 20 else ''})"
              if differ else "")
           + (f"; {len(failed)} lines could not be read" if failed else ""))
@@ -740,7 +802,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         sys.stderr.write(f"chatformats: {source}:{lineno}: {error}\n")
     if differ:
         return EXIT_DIFFERENT
-    return EXIT_FAILED if failed else EXIT_OK
+    return EXIT_FAILED if failed or both_fail else EXIT_OK
 
 
 # ------------------------------------------------------------------ argument parsing
@@ -812,8 +874,16 @@ def _add_input_options(p: argparse.ArgumentParser, what: str) -> None:
                    help="never show the progress bar")
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``chatformats render: error: ... (see --help)`` instead
+    of the usage block followed by the error (subcommand parsers inherit the class)."""
+
+    def error(self, message: str) -> Any:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="chatformats",
         description="Render LLM chat prompts byte-for-byte as the models' own chat templates do.",
         epilog="exit status: 0 ok; 1 an input or a render failed; 2 usage error; "
@@ -857,12 +927,16 @@ def build_parser() -> argparse.ArgumentParser:
     from . import parse as _parse
 
     _parse.add_parser(sub, _resolve_format, InputError)
+    from .request import add_parser as add_request_parser
+
+    add_request_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
     parser = build_parser()
+    _WARNED.clear()  # each run reports its unknown variables once
     args = parser.parse_args(argv)
     if args.command in ("render", "verify") and (args.file is None) == (args.jsonl is None):
         args.parser.error("give FILE or --jsonl IN (one of them)")  # exits with status 2

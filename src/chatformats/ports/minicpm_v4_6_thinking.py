@@ -222,14 +222,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
                     # L110: tool_call is a dict here (a non-dict has no name and failed above)
                     arguments = tool_call.get("arguments", MISSING)
                     if arguments is not MISSING:  # `is defined`
+                        # The path of the value in the input (`.function` when L98-100 unwrapped it)
+                        where = f"messages[{index}].tool_calls[{call_index}]{'.function' if unwrapped else ''}"
                         if type(arguments) is not dict:  # L111: |items of a non-mapping fails
-                            items(arguments, f"messages[{index}].tool_calls[{call_index}].arguments")
+                            items(arguments, f"{where}.arguments")
                         for args_name, args_value in arguments.items():  # L111
                             if type(args_name) is not str:  # L112
-                                need_str(
-                                    args_name,
-                                    f"messages[{index}].tool_calls[{call_index}].arguments key {args_name!r}",
-                                )
+                                need_str(args_name, f"{where}.arguments key {args_name!r}")
                             emit("<parameter=" + args_name + ">\n")
                             vt = type(args_value)
                             # L113: `args_value | tojson | safe if args_value is mapping or

@@ -1,0 +1,168 @@
+"""Finding a format: by name or model id (any case), by a template's text, by a model folder.
+
+- :func:`lookup`: the registry's fallback when a name is not a format name as written: format
+  names and model ids compared case-folded (Hugging Face ids are case-insensitive on the Hub);
+  a near miss is an :class:`UnknownFormatError` that suggests the nearest names (``difflib``).
+- :func:`detect`: the format whose reference template is exactly ``template_text`` (its
+  UTF-8 sha256 against the registry's pinned sha256s).
+- :func:`from_pretrained`: :func:`detect` on a local model folder's template, bound to the
+  folder's own special tokens, as transformers' ``AutoTokenizer.from_pretrained`` would load
+  them: the template from ``chat_template.jinja``, else ``chat_template.json`` (a processor's
+  template, which multimodal models ship and vLLM prefers to the tokenizer's), else
+  ``tokenizer_config.json``'s ``chat_template`` (a string, or a list of ``{name, template}``
+  whose ``default`` entry is used); the special tokens are the ``*_token`` entries of
+  ``tokenizer_config.json`` (strings, or ``AddedToken`` dicts with a ``content``).
+
+Recognition is by fingerprint only, never by sniffing: a template that differs from a ported
+one by a single byte is unknown, because its output may differ.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Mapping
+
+from .errors import UnknownFormatError
+
+if TYPE_CHECKING:
+    import os
+
+    from ._registry import ChatFormat
+
+__all__ = ["lookup", "detect", "from_pretrained", "fingerprint"]
+
+#: ``tokenizer_config.json`` keys that are special tokens but not ones transformers passes to
+#: the template (the list of extra special tokens) or that are not tokens at all.
+_NOT_TEMPLATE_TOKENS = frozenset({"additional_special_tokens", "extra_special_tokens"})
+
+
+def lookup(name: Any, formats: Mapping[str, ChatFormat]) -> ChatFormat:
+    """The format named ``name`` or serving model id ``name``, compared case-folded;
+    :class:`UnknownFormatError` (with "did you mean" for a near miss) else."""
+    if not isinstance(name, str):
+        raise UnknownFormatError(
+            f"unknown format {name!r}; known formats: {', '.join(formats)}"
+        )
+    folded = name.casefold()
+    for fmt in formats.values():
+        if fmt.name.casefold() == folded or any(m.casefold() == folded for m in fmt.model_ids):
+            return fmt
+    variants = [fmt for fmt in formats.values() if fmt.variant_of.casefold() == folded]
+    hint = ""
+    if variants:
+        hint = (f"; {variants[0].name!r} is a variant of {variants[0].variant_of}, not its "
+                "published template")
+    else:
+        import difflib
+
+        candidates = {fmt.name.casefold(): fmt.name for fmt in formats.values()}
+        for fmt in formats.values():
+            candidates.update((m.casefold(), m) for m in fmt.model_ids)
+        close = difflib.get_close_matches(folded, list(candidates), n=3, cutoff=0.6)
+        # A family name ("qwen3", "llama") is a prefix of the names it could mean.
+        close += [key for key in candidates if key.startswith(folded) and key not in close]
+        if close:
+            hint = "; did you mean " + " or ".join(repr(candidates[key]) for key in close[:3]) + "?"
+    raise UnknownFormatError(
+        f"unknown format {name!r}{hint} (known formats: {', '.join(formats)})"
+    )
+
+
+def fingerprint(template_text: str) -> str:
+    """The sha256 of the template's exact UTF-8 text, as the registry pins it."""
+    import hashlib
+
+    return hashlib.sha256(template_text.encode("utf-8")).hexdigest()
+
+
+def detect(template_text: str) -> ChatFormat:
+    """The format whose reference template is exactly ``template_text``;
+    :class:`UnknownFormatError` naming its fingerprint when no port reproduces it."""
+    if not isinstance(template_text, str):
+        raise TypeError(f"template_text must be a str, not {type(template_text).__name__}")
+    from ._registry import _FORMATS
+
+    digest = fingerprint(template_text)
+    for fmt in _FORMATS.values():
+        if fmt.template_sha256 == digest:
+            return fmt
+    raise UnknownFormatError(
+        f"no chatformats port reproduces this chat template (sha256 {digest}, "
+        f"{len(template_text)} characters); ported templates: "
+        + ", ".join(f"{f.name} {f.template_sha256[:12]}" for f in _FORMATS.values())
+    )
+
+
+def _read_json(path: Any) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UnknownFormatError(f"{path}: cannot be read as JSON: {exc}") from None
+
+
+def _template_from(config_value: Any, where: str) -> str | None:
+    """A ``chat_template`` value: a string, or a list of ``{name, template}`` (the ``default``
+    one, as transformers picks it when no other name is asked for)."""
+    if config_value is None:
+        return None
+    if isinstance(config_value, str):
+        return config_value
+    if isinstance(config_value, list):
+        named = {item.get("name"): item.get("template") for item in config_value
+                 if isinstance(item, dict)}
+        template = named.get("default")
+        if isinstance(template, str):
+            return template
+        raise UnknownFormatError(
+            f"{where}: chat_template lists {sorted(map(str, named))} but no 'default' template"
+        )
+    raise UnknownFormatError(f"{where}: chat_template is neither a string nor a list")
+
+
+def _token_text(value: Any) -> Any:
+    """A special token as transformers passes it to the template: the text of a string or of an
+    ``AddedToken`` dict; anything else is kept as given."""
+    if isinstance(value, dict) and isinstance(value.get("content"), str):
+        return value["content"]
+    return value
+
+
+def from_pretrained(path: str | os.PathLike[str]) -> ChatFormat:
+    """The format of the model in local folder ``path``, bound to its special tokens."""
+    import os
+
+    folder = os.fspath(path)
+    if not os.path.isdir(folder):
+        raise UnknownFormatError(f"{folder}: not a model folder (no such directory)")
+    config: dict[str, Any] = {}
+    config_path = os.path.join(folder, "tokenizer_config.json")
+    if os.path.isfile(config_path):
+        loaded = _read_json(config_path)
+        if isinstance(loaded, dict):
+            config = loaded
+    template: str | None = None
+    source = ""
+    jinja_path = os.path.join(folder, "chat_template.jinja")
+    json_path = os.path.join(folder, "chat_template.json")
+    if os.path.isfile(jinja_path):
+        with open(jinja_path, encoding="utf-8", newline="") as handle:
+            template, source = handle.read(), jinja_path
+    elif os.path.isfile(json_path):
+        loaded = _read_json(json_path)
+        value = loaded.get("chat_template") if isinstance(loaded, dict) else None
+        template, source = _template_from(value, json_path), json_path
+    if template is None:
+        template, source = _template_from(config.get("chat_template"), config_path), config_path
+    if template is None:
+        raise UnknownFormatError(
+            f"{folder}: no chat template (looked for chat_template.jinja, chat_template.json and "
+            "the chat_template of tokenizer_config.json)"
+        )
+    try:
+        fmt = detect(template)
+    except UnknownFormatError as exc:
+        raise UnknownFormatError(f"{source}: {exc}") from None
+    tokens = {key: _token_text(value) for key, value in config.items()
+              if key.endswith("_token") and key not in _NOT_TEMPLATE_TOKENS and value is not None}
+    return fmt.bind(tokens)

@@ -1,0 +1,149 @@
+"""A transformers drop-in: ``tokenizer.apply_chat_template(..., tokenize=False)`` through
+chatformats.
+
+:func:`accelerate` replaces one tokenizer's ``apply_chat_template`` (on that object only) by a
+function that renders with chatformats' pipeline layer whenever it can give exactly what
+transformers gives, and calls the tokenizer's own method otherwise:
+
+- the call must render text: ``tokenize=False``, and none of ``padding``, ``truncation``,
+  ``max_length``, ``return_tensors``, ``return_assistant_tokens_mask``, ``tokenizer_kwargs``,
+  ``sanitize_control_tokens`` set;
+- the template the tokenizer would use for the call (``get_chat_template(chat_template,
+  tools)``: its own, a named one, or one passed as text) must be a ported one, recognised by
+  its exact text (:func:`chatformats.detect`);
+- no keyword argument may be named like one of chatformats' own parameters (``now``,
+  ``strict``), which transformers would pass to the template as variables;
+- and where chatformats fails (a :class:`~chatformats.ChatFormatError`), the tokenizer's own
+  method runs, so a failure is transformers' own exception, as before.
+
+The special tokens are the tokenizer's ``special_tokens_map`` at the time of each call, as
+transformers reads them.  :func:`decelerate` restores the tokenizer's own method.  This module
+imports nothing from transformers: it works on any object with transformers' tokenizer API.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+from ._lookup import detect
+from ._registry import ChatFormat
+from .errors import ChatFormatError, UnknownFormatError
+
+__all__ = ["accelerate", "decelerate", "is_accelerated"]
+
+T = TypeVar("T")
+
+_ATTRIBUTE = "apply_chat_template"
+#: Parameters that only matter when tokenizing: the call is served only at their defaults.
+_TOKENIZING_DEFAULTS = {
+    "padding": False, "truncation": False, "max_length": None, "return_tensors": None,
+    "return_assistant_tokens_mask": False, "tokenizer_kwargs": None,
+    "sanitize_control_tokens": False,
+}
+#: chatformats' own keyword parameters: a template variable of that name cannot pass through.
+_OWN_PARAMETERS = frozenset({"now", "strict"})
+
+
+class _Accelerated:
+    """The replacement ``apply_chat_template`` of one tokenizer."""
+
+    def __init__(self, tokenizer: Any, original: Callable[..., Any]) -> None:
+        import inspect
+
+        self.tokenizer = tokenizer
+        self.original = original
+        self.signature = inspect.signature(original)
+        #: template text -> its format (``None``: not a ported template)
+        self.formats: dict[str, ChatFormat | None] = {}
+        #: calls rendered by chatformats, and calls passed to the tokenizer's own method
+        self.served = 0
+        self.passed = 0
+
+    def _format(self, template: Any) -> ChatFormat | None:
+        if not isinstance(template, str):
+            return None
+        if template not in self.formats:
+            try:
+                self.formats[template] = detect(template)
+            except UnknownFormatError:
+                self.formats[template] = None
+        return self.formats[template]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._serve(args, kwargs)
+        if result is _PASS:
+            self.passed += 1
+            return self.original(*args, **kwargs)
+        self.served += 1
+        return result
+
+    def _serve(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError:
+            return _PASS
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        extra = given.pop("kwargs", {})
+        if given.get("tokenize", True) is not False:
+            return _PASS
+        if any(given.get(name, default) != default or type(given.get(name, default)) is not type(default)
+               for name, default in _TOKENIZING_DEFAULTS.items()):
+            return _PASS
+        if _OWN_PARAMETERS.intersection(extra):
+            return _PASS
+        try:
+            template = self.tokenizer.get_chat_template(given.get("chat_template"), given.get("tools"))
+        except Exception:  # noqa: BLE001 — transformers raises its own error for this call
+            return _PASS
+        fmt = self._format(template)
+        if fmt is None:
+            return _PASS
+        from .pipeline import apply_chat_template
+
+        try:
+            special_tokens = dict(self.tokenizer.special_tokens_map)
+            return apply_chat_template(
+                fmt.bind(special_tokens), given.get("conversation"),
+                tools=given.get("tools"), documents=given.get("documents"),
+                add_generation_prompt=given.get("add_generation_prompt", False),
+                continue_final_message=given.get("continue_final_message", False),
+                **extra,
+            )
+        except (ChatFormatError, TypeError):
+            return _PASS
+
+
+_PASS = object()
+
+
+def accelerate(tokenizer: T) -> T:
+    """Make ``tokenizer.apply_chat_template(..., tokenize=False)`` render through chatformats
+    where its template is a ported one (see the module docstring); returns the tokenizer."""
+    current = getattr(tokenizer, _ATTRIBUTE, None)
+    if isinstance(current, _Accelerated):
+        return tokenizer
+    if not callable(current) or not callable(getattr(tokenizer, "get_chat_template", None)):
+        raise TypeError(f"{type(tokenizer).__name__} has no apply_chat_template/get_chat_template: "
+                        "not a transformers tokenizer")
+    setattr(tokenizer, _ATTRIBUTE, _Accelerated(tokenizer, current))
+    return tokenizer
+
+
+def decelerate(tokenizer: T) -> T:
+    """Give ``tokenizer`` its own ``apply_chat_template`` back; returns the tokenizer."""
+    current = getattr(tokenizer, _ATTRIBUTE, None)
+    if isinstance(current, _Accelerated):
+        original = current.original
+        try:
+            delattr(tokenizer, _ATTRIBUTE)
+        except AttributeError:
+            pass
+        if isinstance(getattr(tokenizer, _ATTRIBUTE, None), _Accelerated):  # still ours: put it back
+            setattr(tokenizer, _ATTRIBUTE, original)
+    return tokenizer
+
+
+def is_accelerated(tokenizer: Any) -> bool:
+    """Whether :func:`accelerate` has been applied to ``tokenizer``."""
+    return isinstance(getattr(tokenizer, _ATTRIBUTE, None), _Accelerated)
