@@ -15,6 +15,7 @@ from datetime import datetime
 
 from .errors import (
     ChatFormatError,
+    ConcurrentModification,
     InternalError,
     InvalidConversation,
     NestingTooDeep,
@@ -75,6 +76,7 @@ __all__ = [
     "InvalidConversation",
     "NestingTooDeep",
     "UnknownFormatError",
+    "ConcurrentModification",
     "InternalError",
 ]
 
@@ -140,15 +142,20 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
 
 def _call_port(name: str, port: PortFunction, messages: Any, variables: Any, now: datetime) -> str:
     """``port(messages, variables, now)`` behind the safety net both layers share: a
-    ``RecursionError`` becomes :class:`NestingTooDeep`, any other exception that is not a
-    :class:`ChatFormatError` an :class:`InternalError` (a port bug: the tests fail on one)."""
+    ``RecursionError`` becomes :class:`NestingTooDeep`, ``MemoryError`` (and every
+    ``BaseException`` that is not an ``Exception``) passes through unchanged, and any other
+    exception that is not a :class:`ChatFormatError` is classified by
+    :func:`chatformats._safety.unexpected` (input changed during the render, an integer too long
+    to write, or an :class:`InternalError`: a port bug, which the tests fail on)."""
     try:
         return port(messages, variables, now)
     except ChatFormatError:
         raise
     except RecursionError:
         raise NestingTooDeep("input is nested too deeply to render") from None
-    except Exception as exc:  # a port bug; the test suite fails on any InternalError
-        raise InternalError(
-            f"{name}: unexpected {type(exc).__name__}: {exc} (this is a chatformats bug)"
-        ) from exc
+    except MemoryError:
+        raise
+    except Exception as exc:
+        from ._safety import unexpected
+
+        raise unexpected(name, port, messages, variables, now, exc) from exc

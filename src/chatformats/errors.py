@@ -11,6 +11,8 @@ Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``
 - :class:`InvalidConversation`: input that is not JSON-like data, or is nested deeper than
   Python can serialise (:class:`NestingTooDeep`).
 - :class:`UnknownFormatError`: a format name that is not registered.
+- :class:`ConcurrentModification`: the input was changed (by another thread) while it was
+  being rendered.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
   the test suite fails on any of these.
 """
@@ -25,8 +27,12 @@ __all__ = [
     "InvalidConversation",
     "NestingTooDeep",
     "UnknownFormatError",
+    "ConcurrentModification",
     "InternalError",
 ]
+
+# Resource errors are not rendering errors: ``MemoryError``, ``KeyboardInterrupt`` and every other
+# ``BaseException`` that is not an ``Exception`` pass through chatformats unchanged.
 
 
 class ChatFormatError(ValueError):
@@ -56,6 +62,12 @@ class NestingTooDeep(InvalidConversation):
 
 class UnknownFormatError(ChatFormatError):
     """No format with that name is registered."""
+
+
+class ConcurrentModification(ChatFormatError):
+    """The input changed while it was being rendered (another thread added, removed or
+    replaced a message or a value): the render saw no consistent conversation.  Render a copy,
+    or synchronise the threads."""
 
 
 class InternalError(ChatFormatError):
