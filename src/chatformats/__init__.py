@@ -15,6 +15,7 @@ from datetime import datetime
 
 from .errors import (
     ChatFormatError,
+    ConcurrentModification,
     InternalError,
     InvalidConversation,
     NestingTooDeep,
@@ -86,6 +87,7 @@ __all__ = [
     "NestingTooDeep",
     "UnknownFormatError",
     "UnknownVariableError",
+    "ConcurrentModification",
     "InternalError",
     "ParseError",
     "parse_response",
@@ -175,15 +177,20 @@ def _check_variables(name: str | ChatFormat, variables: Any, known: Any = ()) ->
 
 def _call_port(name: str | ChatFormat, port: PortFunction, messages: Any, variables: Any, now: datetime) -> str:
     """``port(messages, variables, now)`` behind the safety net both layers share: a
-    ``RecursionError`` becomes :class:`NestingTooDeep`, any other exception that is not a
-    :class:`ChatFormatError` an :class:`InternalError` (a port bug: the tests fail on one)."""
+    ``RecursionError`` becomes :class:`NestingTooDeep`, ``MemoryError`` (and every
+    ``BaseException`` that is not an ``Exception``) passes through unchanged, and any other
+    exception that is not a :class:`ChatFormatError` is classified by
+    :func:`chatformats._safety.unexpected` (input changed during the render, an integer too long
+    to write, or an :class:`InternalError`: a port bug, which the tests fail on)."""
     try:
         return port(messages, variables, now)
     except ChatFormatError:
         raise
     except RecursionError:
         raise NestingTooDeep("input is nested too deeply to render") from None
-    except Exception as exc:  # a port bug; the test suite fails on any InternalError
-        raise InternalError(
-            f"{name}: unexpected {type(exc).__name__}: {exc} (this is a chatformats bug)"
-        ) from exc
+    except MemoryError:
+        raise
+    except Exception as exc:
+        from ._safety import unexpected
+
+        raise unexpected(name, port, messages, variables, now, exc) from exc

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import json.encoder
+from datetime import datetime
 from typing import Any, Callable, Iterable, NoReturn
 
 from .errors import (
@@ -322,8 +323,20 @@ def check_json_like(value: Any, path: str) -> None:
     tracks no paths); only when it finds something to refuse does the walk below run, to name
     the path.
     """
-    if type(value) in _LEAVES or _is_json_like(value):
-        return
+    try:
+        if type(value) in _LEAVES or _is_json_like(value):
+            return
+        _refuse(value, path)
+    except RuntimeError as exc:  # only exact dicts, lists and tuples are iterated here
+        from ._safety import concurrent, is_mutation
+
+        if is_mutation(exc):
+            raise concurrent(path) from None
+        raise
+
+
+def _refuse(value: Any, path: str) -> None:
+    """:func:`check_json_like`'s second walk: the path of the first value it refuses."""
     stack: list[tuple[Any, Any]] = []
     push = stack.append
     if type(value) is list or type(value) is tuple:
@@ -375,8 +388,9 @@ def _is_json_like(value: Any) -> bool:
 
     Conversations are trees, so the walk first keeps no visited set (an ``id()`` and a set
     insertion per container are a quarter of its time on nested tool schemas).  Shared or cyclic
-    references would make that walk repeat itself, so it gives up after :data:`_TREE_BUDGET`
-    containers and the same walk runs again with one, visiting each container once."""
+    references would make that walk repeat itself, so after :data:`_TREE_BUDGET` containers it
+    goes on with a visited set from where it is: the work done is kept (no walk starts again),
+    so the cost grows with the input without a step at the budget."""
     leaves = _LEAVES
     stack: list[Any] = []
     push = stack.append
@@ -394,25 +408,28 @@ def _is_json_like(value: Any) -> bool:
             return True
     else:
         push(value)
-    decided = _walk_json_like(stack, None)
-    return _is_json_like_graph(value) if decided is None else decided
+    return _walk_json_like(stack, None)
 
 
 _CONTAINERS = frozenset((dict, list, tuple))
-#: Containers :func:`_is_json_like` pops before it assumes shared references and walks again
-#: with a visited set (a cycle would otherwise never end; a DAG could take exponential time).
+#: Containers :func:`_is_json_like` pops before it assumes shared references and goes on with a
+#: visited set (a cycle would otherwise never end; a DAG could take exponential time).
 _TREE_BUDGET = 100_000
 
 
 def _is_json_like_graph(value: Any) -> bool:
     """:func:`_is_json_like` for any graph: each container is walked once (by ``id``)."""
-    return bool(_walk_json_like([value], set()))
+    return _walk_json_like([value], set())
 
 
-def _walk_json_like(stack: list[Any], seen: set[int] | None) -> bool | None:
+def _walk_json_like(stack: list[Any], seen: set[int] | None) -> bool:
     """Pop and check what is on ``stack`` and everything below it.  With ``seen``, each
-    container is walked once (by ``id``); without it, the walk assumes a tree and answers
-    ``None`` after :data:`_TREE_BUDGET` containers."""
+    container is walked once (by ``id``); without it, the walk assumes a tree for
+    :data:`_TREE_BUDGET` containers, then goes on from the same stack with a visited set.
+
+    The switch bounds the work: at most :data:`_TREE_BUDGET` containers are popped before it
+    (however often a shared container comes round), and each container at most once after it.
+    """
     leaves = _LEAVES
     containers = _CONTAINERS
     push = stack.append
@@ -422,8 +439,8 @@ def _walk_json_like(stack: list[Any], seen: set[int] | None) -> bool | None:
         obj = pop()
         if seen is None:
             budget -= 1
-            if not budget:  # shared or cyclic references (or a very large tree)
-                return None
+            if budget <= 0:  # shared or cyclic references, or a large tree: keep what is done
+                seen = set()
         elif id(obj) in seen:
             continue
         else:
@@ -458,8 +475,19 @@ def _path(root: str, where: Any) -> str:
     parts: list[str] = []
     while where is not None:
         where, key = where
-        parts.append(f".{key}" if type(key) is str and key.isidentifier() else f"[{key!r}]")
+        parts.append(f".{key}" if type(key) is str and key.isidentifier() else f"[{_key_repr(key)}]")
     return root + "".join(reversed(parts))
+
+
+def _key_repr(key: Any) -> str:
+    """``repr(key)``, except for an integer too long for ``repr`` (more than
+    ``sys.get_int_max_str_digits()`` digits), shown by its size."""
+    if type(key) is int and key.bit_length() > 13_000:  # ~3,900 digits: repr may refuse
+        try:
+            return repr(key)
+        except ValueError:
+            return f"<an integer of {key.bit_length()} bits>"
+    return repr(key)
 
 
 _INF = float("inf")
@@ -618,6 +646,19 @@ def strftime_now(now: Any, fmt: str) -> str:
         if len(_STRFTIME_PLANS) >= 256:
             _STRFTIME_PLANS.clear()
         _STRFTIME_PLANS[fmt] = plan
+    if type(now) is datetime:
+        return _strftime(now, plan)
+    try:  # a datetime subclass: the caller's own code runs
+        return _strftime(now, plan)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise InvalidConversation(
+            f"now: the clock's strftime failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _strftime(now: Any, plan: tuple[Any, ...]) -> str:
     if len(plan) == 1 and type(plan[0]) is str:
         text: str = now.strftime(plan[0])
         return text

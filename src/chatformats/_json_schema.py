@@ -27,22 +27,147 @@ from .pipeline import ToolSchemaError
 
 __all__ = ["get_json_schema", "parse_google_format_docstring"]
 
-# Extracts the initial segment of the docstring, containing the function description
-description_re = re.compile(r"^(.*?)[\n\s]*(Args:|Returns:|Raises:|\Z)", re.DOTALL)
-# Extracts the Args: block from the docstring
-args_re = re.compile(r"\n\s*Args:\n(.*?)[\n\s]*(Returns:|Raises:|\Z)", re.DOTALL)
-# Splits the Args: block into individual arguments
-args_split_re = re.compile(
-    r"""
-(?:^|\n)  # Match the start of the args block, or a newline
-([ \t]*)(\w+)(?:[ \t]*\([^()\n]*\))?:\s*  # Capture the indentation and the argument name, skip a "(type)"
-(.*?)\s*  # Capture the argument description, which can span multiple lines, and strip trailing spacing
-(?=\n(?!\1[ \t])[ \t]*\w+(?:[ \t]*\([^()\n]*\))?:|\Z)  # Stop at the next "name:" not indented deeper, or the end
-""",
-    re.DOTALL | re.VERBOSE,
-)
-# Extracts the Returns: block from the docstring, if present
-returns_re = re.compile(r"\n\s*Returns:\n\s*(.*?)[\n\s]*(Raises:|\Z)", re.DOTALL)
+# transformers parses docstrings with regular expressions (kept below as the specification,
+# verbatim) whose backtracking is quadratic on some inputs: a lazy ``(.*?)`` followed by
+# ``[\n\s]*`` rescans every whitespace run, and ``\(choices:\s*(.*?)\)\s*$`` rescans the rest
+# of the text from every "(choices:".  The functions below compute the same matches in one pass
+# each (``tests/test_json_schema.py`` checks them against transformers on generated docstrings):
+#
+#   description_re = r"^(.*?)[\n\s]*(Args:|Returns:|Raises:|\Z)"                  (DOTALL)
+#   args_re        = r"\n\s*Args:\n(.*?)[\n\s]*(Returns:|Raises:|\Z)"                (DOTALL)
+#   args_split_re  = r"(?:^|\n)([ \t]*)(\w+)(?:[ \t]*\([^()\n]*\))?:\s*(.*?)\s*"
+#                    r"(?=\n(?!\1[ \t])[ \t]*\w+(?:[ \t]*\([^()\n]*\))?:|\Z)"          (DOTALL)
+#   returns_re     = r"\n\s*Returns:\n\s*(.*?)[\n\s]*(Raises:|\Z)"                  (DOTALL)
+#   choices        = r"\(choices:\s*(.*?)\)\s*$"                              (IGNORECASE)
+#   joined lines   = re.sub(r"\s*\n+\s*", " ", text)
+#
+# ``\s`` is ``str.isspace`` (the same set as ``str.strip``), ``\w`` a word character.
+
+_WORD = re.compile(r"\w+")
+_SPACES = re.compile(r"\s+")
+_CHOICES = re.compile(r"\(choices:", re.IGNORECASE)
+
+
+def _space_end(text: str, start: int) -> int:
+    """The end of the whitespace run that starts at ``start`` (``start`` if there is none)."""
+    end = len(text)
+    while start < end and text[start].isspace():
+        start += 1
+    return start
+
+
+def _space_start(text: str, end: int, floor: int = 0) -> int:
+    """The start of the whitespace run that ends at ``end``, not before ``floor``."""
+    while end > floor and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _first(text: str, words: tuple[str, ...], start: int) -> int:
+    """The first position at or after ``start`` where one of ``words`` begins, else the end."""
+    found = [at for at in (text.find(word, start) for word in words) if at >= 0]
+    return min(found) if found else len(text)
+
+
+def _lazy_until(text: str, start: int, words: tuple[str, ...]) -> int:
+    r"""Where ``(.*?)[\n\s]*(word|...|\Z)`` ends its group when the group starts at
+    ``start``: before the whitespace that precedes the first word (or the end)."""
+    return _space_start(text, _first(text, words, start), start)
+
+
+def _section(text: str, heading: str) -> int | None:
+    r"""Where ``\n\s*<heading>`` (heading ending in a newline) matches first: the position
+    after the heading, or ``None``.  The ``\n`` may be any newline in the whitespace before
+    the heading, so the first heading with a newline in its whitespace wins."""
+    at = text.find(heading)
+    while at >= 0:
+        if "\n" in text[_space_start(text, at):at]:
+            return at + len(heading)
+        at = text.find(heading, at + 1)
+    return None
+
+
+def _arg_header(text: str, at: int) -> tuple[int, int, int] | None:
+    r"""``([ \t]*)(\w+)(?:[ \t]*\([^()\n]*\))?:`` at ``at``: (name start, name end, end)."""
+    n = len(text)
+    name = at
+    while name < n and text[name] in " \t":
+        name += 1
+    word = _WORD.match(text, name)
+    if word is None:
+        return None
+    name_end = word.end()
+    paren = name_end
+    while paren < n and text[paren] in " \t":
+        paren += 1
+    if paren < n and text[paren] == "(":
+        close = paren + 1
+        while close < n and text[close] not in "()\n":
+            close += 1
+        if close + 1 < n and text[close] == ")" and text[close + 1] == ":":
+            return name, name_end, close + 2
+    if name_end < n and text[name_end] == ":":
+        return name, name_end, name_end + 1
+    return None
+
+
+def _split_args(text: str) -> list[tuple[str, str, str]]:
+    """``args_split_re.findall(text)``: (indentation, name, description) of each argument."""
+    n = len(text)
+    out: list[tuple[str, str, str]] = []
+    at = 0  # where the next match may begin: the start, or a newline
+    while at < n or at == 0:
+        header = _arg_header(text, at) if at == 0 else None
+        if header is None and text.startswith("\n", at):
+            header = _arg_header(text, at + 1)
+            line = at + 1
+        else:
+            line = at
+        if header is None:
+            at = text.find("\n", at + 1)
+            if at < 0:
+                break
+            continue
+        name, name_end, end = header
+        indent = text[line:name]
+        start = _space_end(text, end)
+        # The description ends before the whitespace preceding the first newline that starts a
+        # "name:" line not indented deeper than this one, or at the end.
+        stop = text.find("\n", start)
+        while stop >= 0:
+            after = stop + 1
+            deeper = text.startswith(indent, after) and text[after + len(indent):after + len(indent) + 1] in (" ", "\t")
+            if not deeper and _arg_header(text, after) is not None:
+                break
+            stop = text.find("\n", after)
+        if stop < 0:
+            stop = n
+        out.append((indent, text[name:name_end], text[start:_space_start(text, stop, start)]))
+        if stop >= n:
+            break
+        at = stop
+    return out
+
+
+def _join_lines(text: str) -> str:
+    r"""``re.sub(r"\s*\n+\s*", " ", text)``: each whitespace run holding a newline becomes one
+    space."""
+    return _SPACES.sub(lambda m: " " if "\n" in m.group() else m.group(), text)
+
+
+def _choices(desc: str) -> tuple[int, str] | None:
+    r"""``re.search(r"\(choices:\s*(.*?)\)\s*$", desc, re.IGNORECASE)`` for a description
+    without newlines (as argument descriptions are, once their lines are joined): (its start,
+    its group), or ``None``.  The group can only end at the last non-space character, which
+    must be ``)``; the first "(choices:" then matches."""
+    last = len(desc.rstrip()) - 1
+    if last < 0 or desc[last] != ")":
+        return None
+    found = _CHOICES.search(desc, 0, last)
+    if found is None:
+        return None
+    return found.start(), desc[_space_end(desc, found.end()):last]
+
 
 # ``X | Y`` hints (Python 3.10+)
 _UNION_TYPE = getattr(types, "UnionType", None)
@@ -206,18 +331,21 @@ def _convert_type_hints_to_json_schema(func: Callable[..., Any]) -> dict[str, An
 def parse_google_format_docstring(docstring: str) -> tuple[str | None, dict[str, str], str | None]:
     """The description, the argument descriptions and the return description of a
     Google-style docstring."""
-    description_match = description_re.search(docstring)
-    args_match = args_re.search(docstring)
-    returns_match = returns_re.search(docstring)
+    description = docstring[:_first(docstring, ("Args:", "Returns:", "Raises:"), 0)].strip()
+    args_start = _section(docstring, "Args:\n")
+    returns_start = _section(docstring, "Returns:\n")
 
-    description = description_match.group(1).strip() if description_match else None
-    docstring_args = args_match.group(1) if args_match else None
-    returns = returns_match.group(1).strip() if returns_match else None
+    docstring_args = None
+    if args_start is not None:
+        docstring_args = docstring[args_start:_lazy_until(docstring, args_start, ("Returns:", "Raises:"))]
+    returns = None
+    if returns_start is not None:
+        start = _space_end(docstring, returns_start)
+        returns = docstring[start:_lazy_until(docstring, start, ("Raises:",))].strip()
 
     if docstring_args is not None:
         docstring_args = "\n".join([line for line in docstring_args.split("\n") if line.strip()])
-        matches = args_split_re.findall(docstring_args)
-        args_dict = {match[1]: re.sub(r"\s*\n+\s*", " ", match[2].strip()) for match in matches}
+        args_dict = {name: _join_lines(desc.strip()) for _, name, desc in _split_args(docstring_args)}
     else:
         args_dict = {}
     return description, args_dict, returns
@@ -245,10 +373,11 @@ def get_json_schema(func: Callable[..., Any]) -> dict[str, Any]:
                 f"Cannot generate JSON schema for {func_name} because the docstring has no description for the argument '{arg}'"
             )
         desc = param_descriptions[arg]
-        enum_choices = re.search(r"\(choices:\s*(.*?)\)\s*$", desc, flags=re.IGNORECASE)
-        if enum_choices:
-            schema["enum"] = [c.strip() if isinstance(c, str) else c for c in json.loads(enum_choices.group(1))]
-            desc = enum_choices.string[: enum_choices.start()].strip()
+        enum_choices = _choices(desc)
+        if enum_choices is not None:
+            start, choices = enum_choices
+            schema["enum"] = [c.strip() if isinstance(c, str) else c for c in json.loads(choices)]
+            desc = desc[:start].strip()
         schema["description"] = desc
 
     output: dict[str, Any] = {"name": func_name, "description": main_doc, "parameters": json_schema}

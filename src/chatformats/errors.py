@@ -14,6 +14,8 @@ Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``
 - :class:`ParseError`: a completion that is not an assistant turn of its format (malformed
   tool-call JSON, text where the format allows none); raised by :mod:`chatformats.parsing`.
 - :class:`UnknownVariableError`: with ``strict=True``, a variable the template never reads.
+- :class:`ConcurrentModification`: the input was changed (by another thread) while it was
+  being rendered.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
   the test suite fails on any of these.
 """
@@ -29,9 +31,13 @@ __all__ = [
     "NestingTooDeep",
     "UnknownFormatError",
     "UnknownVariableError",
+    "ConcurrentModification",
     "InternalError",
     "ParseError",
 ]
+
+# Resource errors are not rendering errors: ``MemoryError``, ``KeyboardInterrupt`` and every other
+# ``BaseException`` that is not an ``Exception`` pass through chatformats unchanged.
 
 
 class ChatFormatError(ValueError):
@@ -66,6 +72,12 @@ class UnknownFormatError(ChatFormatError):
 class UnknownVariableError(ChatFormatError):
     """With ``strict=True``: a variable was passed that the template never reads (a typo such as
     ``enable_thinkng``); the message lists the variables the template reads."""
+
+
+class ConcurrentModification(ChatFormatError):
+    """The input changed while it was being rendered (another thread added, removed or
+    replaced a message or a value): the render saw no consistent conversation.  Render a copy,
+    or synchronise the threads."""
 
 
 class InternalError(ChatFormatError):

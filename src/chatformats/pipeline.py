@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 from . import _call_port, _check_variables
 from ._jinja import check_json_like
 from ._registry import get_format
+from ._safety import concurrent, is_mutation
 from .errors import ChatFormatError, InvalidConversation, NestingTooDeep
 
 __all__ = ["apply_chat_template", "PipelineTypeError", "TRANSFORMERS_VERSION"]
@@ -213,7 +214,13 @@ def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
 
 def _message(message: Any) -> dict[Any, Any]:
     """One message of a list conversation: object to dict, ``None`` values dropped, plain
-    data, reasoning aliased."""
+    data, reasoning aliased.
+
+    transformers converts a ``model_dump()`` result recursively, so an object whose
+    ``model_dump()`` returns itself (or another such object, forever) ends there in
+    ``RecursionError``; here the chain is followed for as many steps as the recursion limit
+    allows, then :class:`NestingTooDeep`."""
+    steps = sys.getrecursionlimit()
     while True:
         if type(message) is dict or isinstance(message, Mapping):
             pairs: Any = message.items()
@@ -224,6 +231,12 @@ def _message(message: Any) -> dict[Any, Any]:
             pairs = [(f.name, getattr(message, f.name)) for f in fields(message)]
             break
         if callable(getattr(message, "model_dump", None)):
+            steps -= 1
+            if steps < 0:
+                raise NestingTooDeep(
+                    "a message's model_dump() keeps returning objects that need model_dump() "
+                    f"(more than {sys.getrecursionlimit()} times)"
+                )
             message = message.model_dump()
             continue
         raise _not_a_message(message)
@@ -298,6 +311,19 @@ def _tool_schemas(tools: Any) -> list[Any]:
 
 
 # ------------------------------------------------------------------ the entry point
+
+
+def _flag(value: Any, name: str) -> bool:
+    """``bool(value)`` as transformers' ``if value:`` takes it; a value whose ``__bool__``
+    fails is :class:`InvalidConversation` (a resource error passes through unchanged)."""
+    try:
+        return bool(value)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise InvalidConversation(
+            f"{name}: its truth value cannot be taken: {type(exc).__name__}: {exc}"
+        ) from exc
 
 Prompt = Union[str, List[str]]
 
@@ -375,12 +401,12 @@ def apply_chat_template(
     if kwargs:
         if "conversation" in kwargs:  # transformers' name for the messages parameter
             raise TypeError("apply_chat_template() got multiple values for argument 'conversation'")
-        if kwargs.pop("tokenize", False):
+        if _flag(kwargs.pop("tokenize", False), "tokenize"):
             raise TypeError("chatformats.apply_chat_template renders text only: tokenize must be False")
         if kwargs.pop("chat_template", None) is not None:
             raise TypeError("chatformats.apply_chat_template renders the format's own template: "
                             "chat_template is not supported")
-        if kwargs.pop("return_assistant_tokens_mask", False):
+        if _flag(kwargs.pop("return_assistant_tokens_mask", False), "return_assistant_tokens_mask"):
             # With tokenize=False transformers sets return_dict=False, so this always fails.
             raise InvalidConversation(
                 "`return_assistant_tokens_mask=True` requires `return_dict=True` and `tokenize=True`"
@@ -391,11 +417,11 @@ def apply_chat_template(
         if strict:
             _check_variables(fmt, kwargs, fmt.special_tokens)
 
-    if isinstance(messages, (list, tuple)) and len(messages) == 0:
-        raise InvalidConversation(
-            "Cannot apply chat template to an empty conversation. Provide at least one message."
-        )
     try:
+        if isinstance(messages, (list, tuple)) and len(messages) == 0:
+            raise InvalidConversation(
+                "Cannot apply chat template to an empty conversation. Provide at least one message."
+            )
         if isinstance(messages, (list, tuple)) and (
             isinstance(messages[0], (list, tuple)) or hasattr(messages[0], "messages")
         ):
@@ -405,14 +431,16 @@ def apply_chat_template(
             conversations = [_conversation(messages)]
             is_batched = False
 
-        if continue_final_message and add_generation_prompt:
+        if _flag(continue_final_message, "continue_final_message") and _flag(
+            add_generation_prompt, "add_generation_prompt"
+        ):
             raise InvalidConversation(
                 "continue_final_message and add_generation_prompt are not compatible. Use "
                 "continue_final_message when you want the model to continue the final message, and "
                 "add_generation_prompt when you want to add a header that will prompt it to start a "
                 "new assistant message instead."
             )
-        if sanitize_control_tokens:
+        if _flag(sanitize_control_tokens, "sanitize_control_tokens"):
             raise InvalidConversation(
                 "`sanitize_control_tokens=True` requires `tokenize=True` and is not compatible with "
                 "`return_assistant_tokens_mask=True`."
@@ -444,9 +472,13 @@ def apply_chat_template(
         raise
     except RecursionError:
         raise NestingTooDeep("input is nested too deeply to convert") from None
+    except MemoryError:  # a resource error, not a conversion error: unchanged
+        raise
     except TypeError as exc:
         raise PipelineTypeError(str(exc)) from exc
     except Exception as exc:  # a user object's model_dump, __iter__, ... failed
+        if is_mutation(exc):
+            raise concurrent("the input") from exc
         raise InvalidConversation(f"converting the input failed: {type(exc).__name__}: {exc}") from exc
     # Passed to the template as given (transformers does not rebuild it).
     check_json_like(add_generation_prompt, "add_generation_prompt")
@@ -459,7 +491,14 @@ def apply_chat_template(
             continue_final_message = (
                 continue_final_message if isinstance(continue_final_message, str) else "content"
             )
-            final_message = _tag_final_message(fmt.template_file, chat, continue_final_message)
+            try:
+                final_message = _tag_final_message(fmt.template_file, chat, continue_final_message)
+            except (ChatFormatError, MemoryError):
+                raise
+            except Exception as exc:  # a str subclass whose __hash__ or __eq__ fails, ...
+                raise InvalidConversation(
+                    f"continue_final_message: {type(exc).__name__}: {exc}"
+                ) from exc
         if "messages" in variables:  # render(messages=chat, **kwargs) in transformers
             raise PipelineTypeError(
                 "jinja2.environment.Template.render() got multiple values for keyword argument "

@@ -17,9 +17,15 @@ An input is a list of messages; an OpenAI chat-completions request body (``messa
 ``messages``, ``tools`` and template variables.
 
 Exit status: 0 success; 1 an input or a render failed (for ``--jsonl``: at least one line
-failed, every other line is still written); 2 usage error (bad arguments, unknown format);
-3 ``verify`` found a difference; 4 ``verify`` cannot run (jinja2, or transformers for the
-pipeline layer, is not installed).
+failed, every other line is still written), or the run could not finish (an input or the
+output cannot be read or written, a worker process died); 2 usage error (bad arguments,
+unknown format); 3 ``verify`` found a difference; 4 ``verify`` cannot run (jinja2, or
+transformers for the pipeline layer, is not installed); 130 interrupted (SIGINT, Ctrl-C);
+143 terminated (SIGTERM).  Every failure is one line on stderr (``--jsonl`` adds the failed
+lines, one per line).
+
+The modules beside this one hold one concern each: :mod:`.io` (reading any stream, writing
+``-o`` atomically), :mod:`.workers` (worker processes, interrupts).
 """
 
 from __future__ import annotations
@@ -30,16 +36,19 @@ import json
 import os
 import sys
 import time
-from contextlib import contextmanager
+import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from typing import IO, Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .._registry import ChatFormat, formats, get_format
 from ..errors import ChatFormatError, TemplateError, UnknownFormatError
+from . import io as _io
+from .workers import Interrupted, Interrupts, WorkerDied, WorkerPool
 
-__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_DIFFERENT", "EXIT_NO_REFERENCE"]
+__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_DIFFERENT", "EXIT_NO_REFERENCE",
+           "EXIT_INTERRUPTED"]
 
 EXIT_OK = 0
 #: An input could not be read or parsed, or a render failed.
@@ -50,6 +59,8 @@ EXIT_USAGE = 2
 EXIT_DIFFERENT = 3
 #: ``verify``: the reference renderer is not installed.
 EXIT_NO_REFERENCE = 4
+#: Interrupted by SIGINT (Ctrl-C); SIGTERM gives 143 (128 + the signal number).
+EXIT_INTERRUPTED = 130
 
 LAYERS = ("template", "pipeline")
 
@@ -260,7 +271,16 @@ def _parse_line(raw: bytes, lineno: int) -> Conversation:
         raise InputError(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer longer than Python converts from text
+        raise InputError(f"invalid JSON: {_too_long(exc)}") from None
     return parse_conversation(data)
+
+
+def _too_long(exc: ValueError) -> str:
+    """``json.loads``' refusal of an integer of more digits than
+    ``sys.get_int_max_str_digits()`` allows, in a few words."""
+    return f"a number is too long ({exc})".replace(
+        "; use sys.set_int_max_str_digits() to increase the limit", "")
 
 
 def _dumps_line(record: dict[str, Any]) -> bytes:
@@ -279,6 +299,8 @@ def render_line(opts: Options, item: tuple[int, bytes]) -> tuple[int, bytes, str
         prompt = render_conversation(conv, opts)
     except (ChatFormatError, InputError) as exc:
         error = _describe(exc)
+    except MemoryError:  # a resource error, not a bug: this line alone fails
+        error = "MemoryError: out of memory while rendering this line"
     except Exception as exc:  # noqa: BLE001 — a bug must not cost the other lines either
         error = _describe(exc) + " (this is a chatformats bug)"
     else:
@@ -293,13 +315,9 @@ def _read_json(path: str) -> Any:
     """The JSON document in ``path`` (``-``: stdin); raises :class:`InputError` naming the
     file and, for invalid JSON, the line and column."""
     try:
-        if path == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                raw = handle.read()
-    except OSError as exc:
-        raise InputError(f"{_name(path)}: {exc.strerror or exc}") from None
+        raw = _io.read_all(path)
+    except _io.ReadError as exc:
+        raise InputError(str(exc)) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -310,38 +328,11 @@ def _read_json(path: str) -> Any:
         raise InputError(f"{_name(path)}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except RecursionError:
         raise InputError(f"{_name(path)}: invalid JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise InputError(f"{_name(path)}: invalid JSON: {_too_long(exc)}") from None
 
 
-def _name(path: str) -> str:
-    return "<stdin>" if path == "-" else path
-
-
-@contextmanager
-def _open_lines(path: str) -> Iterator[Iterator[tuple[int, bytes]]]:
-    try:
-        handle: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"{_name(path)}: {exc.strerror or exc}") from None
-    try:
-        yield enumerate(handle, 1)
-    finally:
-        if path != "-":
-            handle.close()
-
-
-def _count_lines(path: str) -> int | None:
-    if path == "-":
-        return None
-    try:
-        with open(path, "rb") as handle:
-            count = 0
-            last = b"\n"
-            for block in iter(partial(handle.read, 1 << 20), b""):
-                count += block.count(b"\n")
-                last = block[-1:]
-            return count + (last != b"\n")
-    except OSError:
-        return None
+_name = _io.name
 
 
 class _Progress:
@@ -538,6 +529,9 @@ def _batches(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tup
 
 
 def _render_jsonl(args: argparse.Namespace, opts: Options) -> int:
+    """``render --jsonl``: one output line per input line, in order, written as whole lines;
+    ``-o`` replaces OUT only when the run finishes (see :mod:`.io`); with ``--workers`` N > 1,
+    the lines are rendered in N processes (see :mod:`.workers`)."""
     source = _name(args.jsonl)
     if args.output is not None and args.output != "-" and args.jsonl != "-":
         try:
@@ -547,42 +541,45 @@ def _render_jsonl(args: argparse.Namespace, opts: Options) -> int:
             pass
     work = partial(render_line, opts)
     failures: list[tuple[int, str]] = []
-    with _open_lines(args.jsonl) as lines:
-        total = _count_lines(args.jsonl)
-        try:
-            out: IO[bytes] = (sys.stdout.buffer if args.output in (None, "-")
-                              else open(args.output, "wb"))
-        except OSError as exc:
-            raise InputError(f"{args.output}: {exc.strerror or exc}") from None
+    total = _io.count_lines(args.jsonl)
+    with _io.Lines(args.jsonl) as lines, _io.Output(args.output) as out, Interrupts() as signals:
         progress = _Progress(_progress_enabled(args), total, "lines")
-        pool: Any = None
+        written = 0
         try:
-            if args.workers > 1:
-                import multiprocessing
-
-                pool = multiprocessing.Pool(args.workers)
-                chunk = 64
-                results: Iterator[tuple[int, bytes, str | None]] = (
-                    result
-                    for batch in _batches(lines, args.workers * chunk * 8)
-                    for result in pool.map(work, batch, chunksize=chunk)
-                )
-            else:
-                results = (work(item) for item in lines)
-            for lineno, data, error in results:
-                out.write(data)
-                if error is not None:
-                    failures.append((lineno, error))
-                progress.update(1, error is not None)
+            with contextlib.ExitStack() as stack:
+                if args.workers > 1:
+                    pool = stack.enter_context(WorkerPool(work, args.workers))
+                    results: Iterator[tuple[int, bytes, str | None]] = pool.map(
+                        _batches(iter(lines), _BATCH))
+                else:
+                    results = (work(item) for item in lines)
+                for lineno, data, error in results:
+                    with signals.deferred():  # an interrupt waits for the whole line
+                        out.write(data)
+                        written += 1
+                    if error is not None:
+                        failures.append((lineno, error))
+                    progress.update(1, error is not None)
+            out.commit()
+        except Interrupted as exc:
+            _flush_quietly(out)
+            raise _Stopped(
+                f"{source}: interrupted after {_lines(written)}; {out.kept}", exc.exit_status
+            ) from None
+        except WorkerDied as exc:
+            _flush_quietly(out)
+            raise _Stopped(
+                f"{source}: {exc}; the {_lines(written)} before it were rendered; {out.kept}",
+                EXIT_FAILED,
+            ) from None
+        except _io.ReadError as exc:
+            _flush_quietly(out)
+            raise _Stopped(f"{exc}; {_lines(written)} rendered; {out.kept}", EXIT_FAILED) from None
+        except _io.OutputError as exc:
+            kept = f"; {out.kept}" if out.atomic else ""
+            raise _Stopped(f"{exc}{kept}", EXIT_FAILED) from None
         finally:
-            if pool is not None:
-                pool.terminate()
-                pool.join()
             progress.close()
-            if out is sys.stdout.buffer:
-                out.flush()
-            else:
-                out.close()
     done = progress.count
     if failures:
         sys.stderr.write(
@@ -598,6 +595,31 @@ def _render_jsonl(args: argparse.Namespace, opts: Options) -> int:
     if progress.enabled:
         sys.stderr.write(f"chatformats: {source}: {done} lines rendered\n")
     return EXIT_OK
+
+
+def _lines(n: int) -> str:
+    return "1 line" if n == 1 else f"{n} lines"
+
+
+#: Lines sent to a worker process at a time.
+_BATCH = 64
+
+
+class _Stopped(Exception):
+    """A run that could not finish: one line for stderr, and the exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _flush_quietly(out: _io.Output) -> None:
+    """Flush what was written (whole lines) before reporting a stop; a failure to flush is
+    not the failure to report."""
+    try:
+        out.flush()
+    except _io.OutputError:
+        pass
 
 
 def _progress_enabled(args: argparse.Namespace) -> bool:
@@ -768,8 +790,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     failed: list[tuple[int, str]] = []
     both_fail: list[int] = []
     checked = 0
-    with _open_lines(args.jsonl) as lines:
-        progress = _Progress(_progress_enabled(args), _count_lines(args.jsonl), "lines")
+    total = _io.count_lines(args.jsonl)
+    with _io.Lines(args.jsonl) as lines:
+        progress = _Progress(_progress_enabled(args), total, "lines")
         try:
             for lineno, raw in lines:
                 try:
@@ -816,7 +839,7 @@ def _parse_var(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(f"{name} cannot be a template variable")
     try:
         return name, json.loads(value)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number too long
         raise argparse.ArgumentTypeError(
             f"{name}: the value is not JSON ({getattr(exc, 'msg', exc)}); strings need JSON "
             f"quotes, e.g. --var '{name}=\"text\"'"
@@ -942,24 +965,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.error("give FILE or --jsonl IN (one of them)")  # exits with status 2
     try:
         status: int = args.func(args)
+        sys.stdout.flush()  # a full disk is reported here, not at exit
     except UsageError as exc:
-        sys.stderr.write(f"chatformats: {exc}\n")
-        return EXIT_USAGE
-    except InputError as exc:
-        sys.stderr.write(f"chatformats: {exc}\n")
-        return EXIT_FAILED
+        return _fail(f"chatformats: {exc}", EXIT_USAGE)
+    except (InputError, _io.ReadError, _io.OutputError) as exc:
+        return _fail(f"chatformats: {exc}", EXIT_FAILED)
+    except _Stopped as exc:
+        return _fail(f"chatformats: {exc}", exc.status)
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _discard_stdout()
         return EXIT_FAILED
+    except OSError as exc:  # stdout on a full disk, an I/O error
+        _discard_stdout()
+        return _fail(f"chatformats: cannot write the output: {exc.strerror or exc}", EXIT_FAILED)
+    except Interrupted as exc:
+        return _fail("chatformats: interrupted", exc.exit_status)
     except KeyboardInterrupt:
-        sys.stderr.write("chatformats: interrupted\n")
-        return 130
+        return _fail("chatformats: interrupted", EXIT_INTERRUPTED)
     return status
+
+
+def _fail(message: str, status: int) -> int:
+    """``message`` as one line on stderr; returns ``status``."""
+    try:
+        sys.stderr.write(message.replace("\n", "\\n") + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+    return status
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device, so that what is still buffered cannot fail again at
+    exit (a second error message, a different status)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":
