@@ -55,8 +55,10 @@ LAYERS = ("template", "pipeline")
 TEMPLATE_VARIABLES: dict[str, tuple[str, ...]] = {
     "solar-open": ("add_generation_prompt", "default_system_prompt", "reasoning_effort",
                    "response_format", "think_render_option", "tools"),
-    "llama-3.2-vision": ("add_generation_prompt", "bos_token", "custom_tools", "date_string",
-                         "tools", "tools_in_user_message"),
+    "llama-3.2-vision-2024-09": ("add_generation_prompt", "bos_token", "custom_tools", "date_string",
+                                 "tools", "tools_in_user_message"),
+    "llama-3.2-vision-variant": ("add_generation_prompt", "bos_token", "custom_tools", "date_string",
+                                 "tools", "tools_in_user_message"),
     "minicpm-v-4.6-thinking": ("add_generation_prompt", "enable_thinking", "tools"),
     "cogito": ("add_generation_prompt", "bos_token", "enable_thinking", "tools"),
     "qwen3-tool-agent": ("add_generation_prompt", "tools"),
