@@ -31,8 +31,8 @@ template error):
 - a tool-calling assistant message has string content (``""`` or a sentence), never ``None``:
   cogito iterates a ``None`` content and fails (transformers drops ``None`` keys first; the
   template layer does not);
-- one tool call per assistant message: llama-3.2-vision raises on more than one;
-- text only, no images: llama-3.2-vision raises on images together with a system message,
+- one tool call per assistant message: the llama-3.2-vision formats raise on more than one;
+- text only, no images: the llama-3.2-vision formats raise on images together with a system message,
   minicpm needs a text user query;
 - every workload has a user query, which minicpm requires.
 

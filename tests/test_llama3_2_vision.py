@@ -1,9 +1,8 @@
-"""Parity of the llama-3.2-vision port with its reference template."""
+"""Parity of the llama-3.2-vision-variant port with its reference template."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -13,85 +12,15 @@ from chatformats import ChatFormatError
 from chatformats._jinja import MISSING, tojson_indented
 
 from . import strategies as s
+from .llama_vision import (image_and_system, llama_conversation, llama_roles, llama_variables,
+                           shadowing_variables, tool_call_messages)
 from .parity import assert_parity, assert_template_lines_exercised
 
-NAME = "llama-3.2-vision"
+NAME = "llama-3.2-vision-variant"
 
 # Every test of this module runs in one xdist worker, so the line-coverage check at the end
 # sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
-
-# ---------------------------------------------------------------- format-specific strategies
-
-llama_tools = st.one_of(s.tools_any, st.lists(st.sampled_from(s.TOOL_SCHEMAS), min_size=1, max_size=2))
-
-llama_variables = s.variables(
-    bos_token=st.one_of(st.just("<|begin_of_text|>"), s.variable_values),
-    tools=llama_tools,
-    custom_tools=llama_tools,
-    tools_in_user_message=s.variable_values,
-    date_string=st.one_of(st.just("26 Jul 2024"), s.variable_values),
-    add_generation_prompt=s.variable_values,
-)
-"""Every variable the template reads, each independently passed or not."""
-
-shadowing_variables = s.variables(
-    bos_token=st.just("<|begin_of_text|>"),
-    tools=llama_tools,
-    tools_in_user_message=s.variable_values,
-    date_string=s.variable_values,
-    strftime_now=s.variable_values,
-    raise_exception=s.variable_values,
-    namespace=s.variable_values,
-    add_generation_prompt=s.variable_values,
-    # names the template sets itself: a caller's value is overridden before it is read
-    system_message=s.variable_values,
-    first_user_message=s.variable_values,
-    image_ns=s.variable_values,
-    tool_call=s.variable_values,
-)
-"""Variables named like the template's globals (``strftime_now``, ``raise_exception``,
-``namespace``) shadow them; names the template sets are overridden."""
-
-image_parts = st.sampled_from([
-    {"type": "image"}, {"type": "image", "url": "https://example.com/a.png"},
-    {"type": "image", "image": "a.png"},
-])
-
-
-@st.composite
-def llama_conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """What Llama 3.2 Vision clients send: an optional system message, user turns with text and
-    images, assistant turns with exactly one tool call, tool/ipython results of every shape."""
-    msgs: list[dict[str, Any]] = []
-    if draw(st.integers(0, 2)) == 0:
-        msgs.append({"role": "system", "content": draw(st.one_of(s.texts, st.just("You are helpful.")))})
-    for turn in range(draw(st.integers(0, 3))):
-        if draw(st.booleans()):
-            user: Any = draw(s.texts)
-        else:
-            user = draw(st.lists(st.one_of(image_parts, st.builds(lambda t: {"type": "text", "text": t}, s.texts)),
-                                 min_size=1, max_size=3))
-        msgs.append({"role": "user", "content": user})
-        for _ in range(draw(st.integers(0, 2))):
-            args: Any = draw(st.dictionaries(st.sampled_from(["city", "query", "limit"]),
-                                             st.one_of(s.texts, st.integers(), s.json_value), max_size=2))
-            if draw(st.booleans()):
-                args = json.dumps(args)
-            call = {"function": {"name": draw(st.sampled_from(["get_weather", "search"])), "arguments": args}}
-            if draw(st.booleans()):
-                call = {"id": f"call_{turn}", "type": "function", **call}
-            msgs.append({"role": "assistant", "content": draw(st.one_of(st.just(""), s.texts)), "tool_calls": [call]})
-            result = draw(st.one_of(s.texts, st.just('{"temp": 21}'), st.dictionaries(s.short_texts, s.json_value,
-                                                                                         max_size=2),
-                                    st.lists(s.json_value, max_size=2)))
-            msgs.append({"role": draw(st.sampled_from(["tool", "ipython"])), "content": result})
-        if draw(st.integers(0, 3)) > 0:
-            msgs.append({"role": "assistant", "content": draw(s.texts)})
-    return msgs
-
-
-llama_roles = st.sampled_from(["system", "user", "assistant", "tool", "ipython"])
 
 # ---------------------------------------------------------------- properties
 
@@ -153,26 +82,6 @@ def test_role_sequences(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@st.composite
-def image_and_system(draw: st.DrawFn) -> list[Any]:
-    """A system message (any content) followed by messages where images may appear anywhere."""
-    msgs: list[Any] = []
-    if draw(st.booleans()):
-        msgs.append({"role": "system", "content": draw(st.one_of(s.texts, st.just(" \n "), s.json_value,
-                                                                 st.lists(image_parts, max_size=1)))})
-    for _ in range(draw(st.integers(0, 3))):
-        content = draw(st.one_of(
-            st.lists(st.one_of(image_parts, s.content_part()), max_size=3),
-            st.lists(st.one_of(image_parts, s.content_part()), max_size=3).map(tuple),
-            s.texts, st.none(), s.json_value,
-        ))
-        msg: Any = {"role": draw(llama_roles), "content": content}
-        if draw(st.integers(0, 5)) == 0:
-            del msg["content"]
-        msgs.append(msg)
-    return msgs
-
-
 @given(messages=image_and_system(), variables=llama_variables)
 @example(messages=[{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}],
          variables={})  # L44
@@ -182,26 +91,6 @@ def image_and_system(draw: st.DrawFn) -> list[Any]:
          variables={"tools": [], "tools_in_user_message": True})
 def test_images_and_system(messages, variables):
     assert_parity(NAME, messages, variables)
-
-
-@st.composite
-def tool_call_messages(draw: st.DrawFn) -> list[Any]:
-    """Assistant messages whose `tool_calls` is absent, None, empty, one call or several, in
-    any shape, mixed with tool results of any shape."""
-    msgs: list[Any] = [{"role": "user", "content": draw(s.texts)}]
-    for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.integers(0, 3))
-        if kind <= 1:
-            msgs.append({"role": "assistant", "tool_calls": draw(st.one_of(
-                st.lists(s.tool_call(), min_size=1, max_size=1), s.tool_calls, s.texts))})
-        elif kind == 2:
-            msg: dict[str, Any] = {"role": draw(st.sampled_from(["tool", "ipython"]))}
-            if draw(st.integers(0, 5)):
-                msg["content"] = draw(st.one_of(s.texts, s.json_value))
-            msgs.append(msg)
-        else:
-            msgs.append({"role": draw(s.roles), "content": draw(s.contents), "tool_calls": draw(s.tool_calls)})
-    return msgs
 
 
 @given(messages=tool_call_messages(), variables=llama_variables)

@@ -505,7 +505,7 @@ def _compare(name: str, messages: Any, kwargs: Dict[str, Any], expected: Outcome
 @pytest.mark.parametrize("name", FORMATS)
 @given(args=call_arguments())
 # raise_exception is a function of transformers' module: its failure is the template's, not the
-# pipeline's (llama-3.2-vision raises on two tool calls)
+# pipeline's (the llama-3.2-vision formats raise on two tool calls)
 @example(args=([{"role": "assistant", "tool_calls": [{"function": {"name": "f"}}, {"function": {"name": "g"}}],
                  "reasoning_content": None}], {}))
 @example(args=([[]], {}))

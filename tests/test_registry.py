@@ -17,6 +17,7 @@ PORTS = ROOT / "src" / "chatformats" / "ports"
 
 PINNED = {
     "solar_open.jinja": "e7a5ad7d23b2a9cac020db4582dd076cc400007ae7daecb08f30ca1cb53f9dd0",
+    "llama3_2_vision_2024_09.jinja": "e407323269d15bba92fc431b5b7d757e66d920d01b45cae58149a692d7697d3c",
     "llama3_2_vision.jinja": "d3e97dc81677b7918ffae734b13999c4b4ea5eb3939a8506bbf501602f4d2b62",
     "minicpm_v4_6_thinking.jinja": "19356d2fd1c60dc46c92f3b05a5e01a32cdd1ab10b68d649a0081e6bba7c8137",
     "cogito.jinja": "ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
@@ -32,7 +33,8 @@ def test_reference_templates_are_pinned():
 
 def test_registry_ties_templates_and_ports_together():
     names = chatformats.formats()
-    assert names == ["solar-open", "llama-3.2-vision", "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent"]
+    assert names == ["solar-open", "llama-3.2-vision-2024-09", "llama-3.2-vision-variant",
+                     "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent"]
     assert sorted(chatformats.get_format(n).template_file for n in names) == sorted(PINNED)
     ported_modules = {p.stem for p in PORTS.glob("*.py") if p.stem != "__init__"}
     for name in names:
@@ -50,6 +52,19 @@ def test_registry_ties_templates_and_ports_together():
             with pytest.raises(ChatFormatError, match="not ported yet"):
                 chatformats.render(name, [{"role": "user", "content": "hi"}])
     assert ported_modules <= {chatformats.get_format(n).module for n in names}
+
+
+def test_aliases_resolve_to_current_names():
+    """An alias is a former name: never a current one, always resolving to a registered format,
+    with a line saying what it is now; ``formats()`` lists current names only."""
+    from chatformats._registry import ALIASES
+
+    names = chatformats.formats()
+    for alias, (current, about) in ALIASES.items():
+        assert alias not in names and current in names and about
+        assert chatformats.get_format(alias) is chatformats.get_format(current)
+    model_ids = [m for n in names for m in chatformats.get_format(n).model_ids]
+    assert len(model_ids) == len(set(model_ids)), "a model id is claimed by two formats"
 
 
 def test_unknown_format():

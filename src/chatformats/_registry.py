@@ -168,7 +168,7 @@ def _rebuild(values: tuple[Any, ...]) -> ChatFormat:
 # Special tokens: what ``tokenizer.special_tokens_map`` holds for each model's tokenizer in
 # transformers 5.x (bos/eos/unk/sep/pad/cls/mask plus any other ``*_token`` of its tokenizer
 # config), which ``apply_chat_template`` passes to the template under the caller's kwargs.
-# Of these, the five templates read only ``bos_token`` (llama-3.2-vision and cogito), so no other
+# Of these, the templates read only ``bos_token`` (the llama-3.2-vision formats and cogito), so no other
 # value can change a rendered prompt; ``tests/test_pipeline.py`` builds each tokenizer from these.
 # Llama 3.1/3.2 Instruct tokenizer configs (which Cogito v1 keeps): bos "<|begin_of_text|>",
 # eos "<|eot_id|>".
@@ -195,16 +195,31 @@ _FORMATS: dict[str, ChatFormat] = {
             content_format="string",
         ),
         ChatFormat(
-            name="llama-3.2-vision",
-            # A reworded variant: its output differs from Meta's published template, so it
-            # serves no published model id (the original is a format of its own).
+            name="llama-3.2-vision-2024-09",
+            # The September 2024 release of both sizes shipped this text (chat_template.json);
+            # the models' later revision renders a system message alongside images and is not a
+            # format yet.
+            model_ids=("meta-llama/Llama-3.2-11B-Vision-Instruct", "meta-llama/Llama-3.2-90B-Vision-Instruct"),
+            special_tokens=_LLAMA3_TOKENS,
+            status="ported",
+            module="llama3_2_vision_2024_09",
+            template_file="llama3_2_vision_2024_09.jinja",
+            template_sha256="e407323269d15bba92fc431b5b7d757e66d920d01b45cae58149a692d7697d3c",
+            description="Meta Llama 3.2 11B/90B Vision Instruct, the September 2024 template",
+            variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
+                       "tools", "tools_in_user_message"),
+            content_format="openai",
+        ),
+        ChatFormat(
+            name="llama-3.2-vision-variant",
             model_ids=(),
             special_tokens=_LLAMA3_TOKENS,
             status="ported",
             module="llama3_2_vision",
             template_file="llama3_2_vision.jinja",
             template_sha256="d3e97dc81677b7918ffae734b13999c4b4ea5eb3939a8506bbf501602f4d2b62",
-            description="Meta Llama 3.2 11B Vision Instruct (source-document variant)",
+            description="a variant of Meta's Llama 3.2 Vision September 2024 template (reworded tool "
+                        "instructions, comments that emit newlines); no published model identified",
             variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
                        "tools", "tools_in_user_message"),
             content_format="openai",
@@ -262,8 +277,19 @@ _FORMATS: dict[str, ChatFormat] = {
 }
 
 
+#: Former names: alias -> (the current name it resolves to, what the alias is now).
+ALIASES: dict[str, tuple[str, str]] = {
+    "llama-3.2-vision": (
+        "llama-3.2-vision-2024-09",
+        "Meta's Llama 3.2 Vision template; the September 2024 revision is the one pinned (the "
+        "source-document variant that had this name is llama-3.2-vision-variant)",
+    ),
+}
+
+
 def formats() -> list[str]:
-    """The names of every registered format, ported or not (see :func:`get_format`)."""
+    """The names of every registered format, ported or not (see :func:`get_format`); aliases
+    (:data:`ALIASES`) are not listed."""
     return list(_FORMATS)
 
 
@@ -280,6 +306,8 @@ def get_format(name: str | ChatFormat) -> ChatFormat:
     except (KeyError, TypeError):
         if type(name) is ChatFormat:
             return name
+        if type(name) is str and name in ALIASES:
+            return _FORMATS[ALIASES[name][0]]
         from ._lookup import lookup
 
         return lookup(name, _FORMATS)

@@ -1,0 +1,325 @@
+"""Port of ``reference_templates/llama3_2_vision_2024_09.jinja``.
+
+Meta Llama 3.2 11B/90B Vision Instruct, the template as Meta published it in September 2024: the
+"Cutting Knowledge Date: December 2023 / Today Date" system block, which is left out when any
+message carries an image (and a system message together with images raises), single JSON tool
+calls, the ``ipython`` role and ``tools_in_user_message``.  Laid out like the template: the
+variable defaults (lines 1-17), the system-message extraction (19-25), the image scan (27-35, as
+:class:`ImageNamespace`), the images-and-system check (37-40), the system block (42-61), the
+tools in the first user message (63-82), the message loop (84-119) and the generation prompt
+(120-122).  ``Lnn`` comments cite template lines.
+
+Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so the
+blank lines 18, 26, 36, 41, 62 and 83 emit nothing, nor do the six spaces after line 28's tag
+(``{% set image_ns ... %}      ``, stripped by line 29's ``{%-``).
+
+The source-document variant (``ports/llama3_2_vision.py``) is this template with the tool
+instructions reworded and seven ``{# ... #}`` comments without whitespace control, each of which
+leaves one newline in the prompt; every other difference between the two texts renders alike
+(``x in ['a', 'b']`` for ``x == 'a' or x == 'b'``, ``a != b`` for ``not a == b``, one string
+literal for two).  So both render through :func:`render_with`, each with its own :class:`Wording`.
+
+Variables the caller may shadow: every name the template reads is looked up in the caller's
+variables first, as jinja2 does, so passing ``strftime_now``, ``raise_exception`` or
+``namespace`` (any JSON value, none of them callable) makes the call on that name fail.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Mapping, Sequence
+
+from .._jinja import (
+    MISSING,
+    attr,
+    concat_error,
+    contains,
+    item,
+    iterate,
+    length,
+    need_str,
+    strftime_now,
+    to_str,
+    tojson,
+    tojson_indented,
+    trim,
+    type_name,
+)
+from ..errors import TemplateError, TemplateTypeError
+
+# L44-48
+_SYSTEM_HEAD = "<|start_header_id|>system<|end_header_id|>\n\n"
+_ENVIRONMENT = "Environment: ipython\n"
+_KNOWLEDGE = "Cutting Knowledge Date: December 2023\n"
+_EOT = "<|eot_id|>"
+_USER_HEAD = "<|start_header_id|>user<|end_header_id|>\n\n"  # L72
+_ASSISTANT_HEAD = "<|start_header_id|>assistant<|end_header_id|>\n\n"  # L104, L121
+_IPYTHON_HEAD = "<|start_header_id|>ipython<|end_header_id|>\n\n"  # L111
+_IMAGE = "<|image|>"  # L92
+_TOOL_ROLES = ("ipython", "tool")  # L85: message.role == 'ipython' or message.role == 'tool'
+
+_MSG_IMAGES = "Prompting with images is incompatible with system messages."  # L39
+_MSG_NO_FIRST_USER = "Cannot put tools in the first user message when there's no first user message!"  # L70
+_MSG_SINGLE_CALL = "This model only supports single tool-calls at once!"  # L101
+
+
+class Wording:
+    """The text in which the original and its source-document variant differ.
+
+    ``blank`` is what each of the seven places between the template's sections emits (the
+    original's blank lines are stripped: ``""``; the variant's ``{# #}`` comments leave
+    ``"\\n"``); ``system_tools`` is the instruction before the tool list in the system block
+    (L51-53); ``user_tools`` is the first user message's head up to the tool list (L72-76).
+    """
+
+    __slots__ = ("blank", "system_tools", "user_tools")
+
+    blank: str
+    system_tools: str
+    user_tools: str
+
+    def __init__(self, blank: str, system_tools: str, user_tools: str) -> None:
+        self.blank = blank
+        self.system_tools = system_tools
+        self.user_tools = user_tools
+
+
+WORDING = Wording(
+    blank="",  # L18, L26, L36, L41, L62, L83 (and none before L120): stripped
+    system_tools=(
+        "You have access to the following functions. To call a function, please respond with JSON for a function call."  # L51
+        'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.'  # L52
+        "Do not use variables.\n\n"  # L53
+    ),
+    user_tools=(
+        _USER_HEAD  # L72
+        + "Given the following functions, please respond with a JSON for a function call "  # L73
+        "with its proper arguments that best answers the given prompt.\n\n"  # L74
+        'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.'  # L75
+        "Do not use variables.\n\n"  # L76
+    ),
+)
+"""Meta's wording (lines 51-53 and 72-76)."""
+
+
+class ImageNamespace:
+    """L28-35: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
+    content item (of a message after the system message) is a mapping whose ``type`` is
+    ``"image"``."""
+
+    __slots__ = ("has_images",)
+
+    has_images: bool
+
+    def __init__(self, has_images: bool) -> None:
+        self.has_images = has_images
+
+
+def _call_global(variables: Mapping[str, Any], name: str, where: str) -> None:
+    """A call on a global the caller shadowed with a variable of the same name: jinja2 resolves
+    the caller's variable first, and no JSON value is callable."""
+    value = variables[name]
+    raise TemplateTypeError(f"{where}: {name} is {type_name(value)}: '{type_name(value)}' object is not callable")
+
+
+def _raise_exception(variables: Mapping[str, Any], message: str, where: str) -> TemplateError | TemplateTypeError:
+    """``raise_exception(message)``: the template's error, unless the caller passed a variable
+    named ``raise_exception`` (then calling it fails)."""
+    if "raise_exception" in variables:
+        value = variables["raise_exception"]
+        return TemplateTypeError(
+            f"{where}: raise_exception is {type_name(value)}: '{type_name(value)}' object is not callable"
+        )
+    return TemplateError(message)
+
+
+def scan_images(messages: Sequence[Any], offset: int) -> ImageNamespace:
+    """L29-35: ``for message in messages: for content in message['content']: if
+    content['type'] == 'image'``.
+
+    Jinja iterates every content, so a string content is walked character by character (and a
+    character's ``['type']`` is undefined), a mapping by its keys (strings again); only list and
+    tuple items can be images.  The port inspects only those, and fails where Jinja's iteration
+    fails: a content that is ``None``, a number or a boolean.  A missing content and a message
+    that is not a mapping (``message['content']`` undefined) iterate nothing.
+    """
+    has_images = False
+    for index, message in enumerate(messages):
+        if type(message) is not dict:
+            continue  # L30: message['content'] of a non-mapping is undefined
+        content = message.get("content", MISSING)
+        tp = type(content)
+        if tp is list or tp is tuple:
+            if not has_images:
+                for part in content:
+                    # L31: content['type'] == 'image' (undefined for anything but a mapping)
+                    if type(part) is dict and part.get("type", MISSING) == "image":
+                        has_images = True  # L32
+                        break
+        elif tp is str or tp is dict or content is MISSING:
+            pass  # iterates characters / keys / nothing: never an image
+        else:
+            iterate(content, f"messages[{index + offset}].content")  # raises
+    return ImageNamespace(has_images=has_images)
+
+
+def _path(index: int, suffix: str = "") -> str:
+    """The path of ``messages[index]`` (built only when an error names it)."""
+    return f"messages[{index}]{suffix}"
+
+
+def len_or_fail(tool_calls: Any, index: int) -> int:
+    """L100: ``message.tool_calls|length`` (0 for undefined; ``None``, numbers fail)."""
+    tp = type(tool_calls)
+    if tp is list or tp is tuple or tp is str or tp is dict:
+        return len(tool_calls)
+    return length(tool_calls, _path(index, ".tool_calls"))
+
+
+def _tools_json(tools: Any, emit: Any) -> None:
+    """L54-57 and L77-80: ``for t in tools: t|tojson(indent=4) + "\\n\\n"``."""
+    for t in iterate(tools, "tools"):
+        emit(tojson_indented(t, 4))
+        emit("\n\n")
+
+
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+    return render_with(messages, variables, now, WORDING)
+
+
+def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime, wording: Wording) -> str:
+    """The template with ``wording`` (:data:`WORDING` for Meta's own)."""
+    blank = wording.blank
+    get = variables.get
+    out: list[str] = []
+    emit = out.append
+    emit_all = out.extend
+
+    emit(to_str(get("bos_token", MISSING)))  # L1 (its newline is stripped by L2's `{%-`)
+
+    tools = get("tools", MISSING)
+    custom_tools = get("custom_tools", MISSING)
+    if custom_tools is not MISSING:  # L2-4
+        tools = custom_tools
+    tools_in_user_message = get("tools_in_user_message", MISSING)
+    if tools_in_user_message is MISSING:  # L5-7
+        tools_in_user_message = True
+    date_string = get("date_string", MISSING)
+    if date_string is MISSING:  # L8-14
+        if "strftime_now" in variables:  # L9: a caller's variable shadows the global
+            _call_global(variables, "strftime_now", "date_string = strftime_now(...)")
+        date_string = strftime_now(now, "%d %b %Y")  # L10
+        # L12 (the "26 Jul 2024" fallback): strftime_now is always defined.
+    if tools is MISSING:  # L15-17
+        tools = None
+
+    emit(blank)  # L18
+    # L20-25: extract the system message.
+    first = item(messages, 0, "messages")
+    if item(first, "role", "messages[0]") == "system":
+        system_message = trim(item(first, "content"))  # L21
+        messages = messages[1:]  # L22
+        offset = 1
+    else:
+        system_message = ""  # L24
+        offset = 0
+
+    emit(blank)  # L26
+    if "namespace" in variables:  # L28: a caller's variable shadows the global
+        _call_global(variables, "namespace", "image_ns = namespace(...)")
+    image_ns = scan_images(messages, offset)  # L28-35
+
+    emit(blank)  # L36
+    if image_ns.has_images and not system_message == "":  # L38-40
+        raise _raise_exception(variables, _MSG_IMAGES, "line 39")
+
+    emit(blank)  # L41
+    if not image_ns.has_images:  # L43-61: the system block
+        emit(_SYSTEM_HEAD)  # L44
+        if tools is not None:  # L45-47
+            emit(_ENVIRONMENT)
+        emit(_KNOWLEDGE)  # L48
+        emit("Today Date: " + need_str(date_string, "date_string") + "\n\n")  # L49
+        if tools is not None and not tools_in_user_message:  # L50-58
+            emit(wording.system_tools)  # L51-53
+            _tools_json(tools, emit)  # L54-57
+        emit(system_message)  # L59
+        emit(_EOT)  # L60
+
+    emit(blank)  # L62
+    if tools_in_user_message and not tools is None:  # L64-82: tools in the first user message
+        if len(messages) != 0:  # L66
+            first_user_message = trim(item(messages[0], "content"))  # L67: whatever its role
+            messages = messages[1:]  # L68
+            offset += 1
+        else:  # L69-70
+            raise _raise_exception(variables, _MSG_NO_FIRST_USER, "line 70")
+        emit(wording.user_tools)  # L72-76
+        _tools_json(tools, emit)  # L77-80
+        emit(first_user_message + _EOT)  # L81
+
+    emit(blank)  # L83
+    for index, message in enumerate(messages, offset):  # L84-119
+        if type(message) is dict:
+            role = message.get("role", MISSING)
+            has_tool_calls = "tool_calls" in message
+        else:  # message.role is undefined; `in` is a substring/element test, or fails
+            role = MISSING
+            has_tool_calls = contains(message, "tool_calls", _path(index))
+        # L85: not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message)
+        if not (role in _TOOL_ROLES or has_tool_calls):
+            if type(role) is not str:  # L86: message['role'] (undefined for a non-mapping)
+                raise concat_error(role, _path(index, ".role"))
+            content = message.get("content", MISSING) if type(message) is dict else MISSING
+            if type(content) is str:  # L87-88
+                # pieces, not +: a long content is copied once, by the final join
+                emit_all(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))
+                continue
+            emit("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
+            # L89-97 (the L30 scan already failed on a content that is not iterable)
+            if type(content) is not list and type(content) is not tuple:
+                content = iterate(content, _path(index, ".content"))  # a mapping's keys, or nothing
+            for part in content:
+                if type(part) is dict:  # content['type'] is undefined for anything else
+                    part_type = part.get("type", MISSING)
+                    if part_type == "image":  # L91-92
+                        emit(_IMAGE)
+                    elif part_type == "text":  # L93-94
+                        text = part.get("text", MISSING)
+                        emit(text if type(text) is str else to_str(text))
+            emit(_EOT)  # L98
+        elif has_tool_calls:  # L99: the same test again, kept as written
+            tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
+            if not len_or_fail(tool_calls, index) == 1:  # L100-102
+                raise _raise_exception(variables, _MSG_SINGLE_CALL, "line 101")
+            # L103: message.tool_calls[0].function
+            first_call = item(tool_calls, 0)
+            if type(first_call) is dict:
+                tool_call = first_call.get("function", MISSING)
+            else:
+                tool_call = attr(first_call, "function", _path(index, ".tool_calls[0]"))
+            if type(tool_call) is dict:
+                name = tool_call.get("name", MISSING)
+                arguments = tool_call.get("arguments", MISSING)
+            else:
+                name = attr(tool_call, "name", _path(index, ".tool_calls[0].function"))
+                arguments = MISSING
+            if type(name) is not str:  # L105: '{"name": "' + tool_call.name + ...
+                raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
+            emit(_ASSISTANT_HEAD + '{"name": "' + name + '", ' + '"parameters": ')  # L104-106
+            emit(tojson(arguments))  # L107 (undefined arguments fail here)
+            emit("}" + _EOT)  # L108-109
+        elif role == "tool" or role == "ipython":  # L110: always true here, kept as written
+            content = message.get("content", MISSING)
+            tp = type(content)
+            # L112: content is mapping or content is iterable (a string too, so it is quoted)
+            if tp is str or tp is dict or tp is list or tp is tuple or content is MISSING:
+                # L111, L113 (undefined content fails in tojson), L117
+                emit(_IPYTHON_HEAD + tojson(content) + _EOT)
+            else:  # L115: unreachable, the L30 scan failed on such a content
+                emit(_IPYTHON_HEAD + to_str(content) + _EOT)
+
+    emit(blank)  # (the variant's comment before the generation prompt; none in the original)
+    if get("add_generation_prompt", MISSING):  # L120-122
+        emit(_ASSISTANT_HEAD)
+    return "".join(out)
