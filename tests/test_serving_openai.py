@@ -103,7 +103,7 @@ def test_hf_parameters_are_transformers_signature():
 
 
 def _parse(name: str) -> Any:
-    from chatformats import _reference
+    from chatformats import verify as _reference
 
     return _reference._reference().env.parse(chatformats.get_format(name).template_source())
 
@@ -114,7 +114,7 @@ def test_globals_called_are_jinja2s(name):
     import jinja2.meta
     import jinja2.sandbox
 
-    from chatformats._reference import ENVIRONMENT_GLOBALS
+    from .jinja_env import ENVIRONMENT_GLOBALS
 
     # vLLM's environment (resolve_chat_template_kwargs) defines no globals, so the functions a
     # template calls count as undeclared variables there.

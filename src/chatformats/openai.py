@@ -106,7 +106,8 @@ _MODALITIES: dict[str, dict[str, str]] = {
 #: the function for the render).  ``tests/test_serving_openai.py`` checks this against jinja2.
 _GLOBALS_CALLED: dict[str, frozenset[str]] = {
     "solar-open": frozenset({"strftime_now"}),
-    "llama-3.2-vision": frozenset({"raise_exception", "strftime_now"}),
+    "llama-3.2-vision-2024-09": frozenset({"raise_exception", "strftime_now"}),
+    "llama-3.2-vision-variant": frozenset({"raise_exception", "strftime_now"}),
     "minicpm-v-4.6-thinking": frozenset({"raise_exception"}),
     "cogito": frozenset(),
     "qwen3-tool-agent": frozenset(),
