@@ -22,6 +22,7 @@ generated module) pairs; the generated module's globals identify its frames):
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -71,18 +72,24 @@ def failure(exc: BaseException) -> Outcome:
     return Outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
 
 
-@contextlib.contextmanager
-def clock(now: datetime) -> Iterator[None]:
-    """transformers' ``strftime_now`` (and ``datetime.now()`` in ``chat_template_utils``) on
-    ``now`` while the block runs."""
+@functools.lru_cache(maxsize=64)
+def _fixed_clock(now: datetime) -> type:
+    """A ``datetime`` subclass whose ``now()`` is ``now`` (one class per instant, reused)."""
 
     class FixedClock(datetime):
         @classmethod
         def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
             return now if tz is None else now.replace(tzinfo=tz)
 
+    return FixedClock
+
+
+@contextlib.contextmanager
+def clock(now: datetime) -> Iterator[None]:
+    """transformers' ``strftime_now`` (and ``datetime.now()`` in ``chat_template_utils``) on
+    ``now`` while the block runs."""
     saved = tcu.datetime
-    tcu.datetime = FixedClock
+    tcu.datetime = _fixed_clock(now)
     try:
         yield
     finally:
