@@ -29,6 +29,18 @@ from chatformats.parsing import _check_grammars, grammar
 from . import strategies as s
 
 NOW = datetime(2024, 7, 26, 12, 0, 0)
+
+_PROFILE_EXAMPLES = settings.default.max_examples
+
+
+def examples(ci: int) -> int:
+    """Examples of a property: ``ci`` under the ``ci`` profile (sized for the suite's budget),
+    a quarter under ``dev``, a tenth of the profile's count under ``deep`` (10,000)."""
+    if _PROFILE_EXAMPLES > 2_000:
+        return _PROFILE_EXAMPLES // 10
+    if _PROFILE_EXAMPLES < 2_000:
+        return max(10, ci // 4)
+    return ci
 FORMATS = chatformats.formats()
 
 # Every control string a format's parser or template gives a meaning to: texts of the
@@ -290,7 +302,7 @@ def test_exports() -> None:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(data=st.data())
 def test_round_trip(name: str, data: st.DataObject) -> None:
     prefix, completion, expected, _ = data.draw(case(name))
@@ -342,7 +354,7 @@ PREFIXES = {
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(data=st.data())
 def test_total_and_streaming_equals_one_shot(name: str, data: st.DataObject) -> None:
     text = data.draw(st.one_of(any_completion(name), st.builds(
@@ -397,7 +409,7 @@ def _transformers_parse(name: str, completion: str, prefix: str, tools: Any) -> 
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(data=st.data())
 def test_agrees_with_transformers(name: str, data: st.DataObject) -> None:
     prefix, completion, expected, tools = data.draw(case(name))
