@@ -35,9 +35,9 @@ _PROFILE_EXAMPLES = settings.default.max_examples
 
 def examples(ci: int) -> int:
     """Examples of a property: ``ci`` under the ``ci`` profile (sized for the suite's budget),
-    a quarter under ``dev``, a tenth of the profile's count under ``deep`` (10,000)."""
+    a quarter under ``dev``, a fiftieth of the profile's count under ``deep`` (2,000)."""
     if _PROFILE_EXAMPLES > 2_000:
-        return _PROFILE_EXAMPLES // 10
+        return _PROFILE_EXAMPLES // 50
     if _PROFILE_EXAMPLES < 2_000:
         return max(10, ci // 4)
     return ci
