@@ -601,3 +601,26 @@ def test_docs_examples_run() -> None:
     namespace: dict[str, Any] = {}
     for block in blocks:
         exec(block, namespace)  # noqa: S102 — the manual's examples
+
+
+def test_parsing_needs_no_optional_dependency() -> None:
+    """Parsing loads neither jinja2, transformers nor dataclasses (restricted runtimes)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import chatformats\n"
+        "for name in chatformats.formats():\n"
+        "    try:\n"
+        "        chatformats.parse_response(name, '<think>x</think>y<|im_end|>', prefix='')\n"
+        "    except chatformats.ParseError:\n"
+        "        pass\n"
+        "    chatformats.get_format(name).response_template\n"
+        "bad = {'jinja2', 'transformers', 'dataclasses', 'regex'} & set(sys.modules)\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, src], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
