@@ -70,6 +70,10 @@ def _text_for(name: str, max_size: int = 8) -> st.SearchStrategy[str]:
         "".join).filter(lambda t: not any(c in t for c in CONTROL[name]))
 
 
+# Strings a schema cast turns into something else (or refuses to).
+CASTABLE = ["5", "3.0", "-2", " 7 ", "1e400", "nan", "true", "False", "1", "null", "None",
+            "[1, 2]", '{"a": 1}', "[", "0x10", "12345678901234567890"]
+
 _TEXTS = {(name, size): _text_for(name, size) for name in CONTROL for size in (3, 4, 8)}
 
 
@@ -77,14 +81,17 @@ def text_for(name: str, max_size: int = 8) -> st.SearchStrategy[str]:
     return _TEXTS[name, max_size]
 
 
-SAFE_NAME = st.builds(lambda a, b: a + b, st.sampled_from("abcxyz_AZ"),
-                      st.text("abcxyz_AZ019.-", max_size=10))
+# The tools of ``strategies.TOOL_SCHEMAS`` often, so that arguments get cast by their schemas.
+SAFE_NAME = st.one_of(st.sampled_from(["search", "get_weather", "query", "limit", "city"]),
+                      st.builds(lambda a, b: a + b, st.sampled_from("abcxyz_AZ"),
+                                st.text("abcxyz_AZ019.-", max_size=10)))
 CALL_ID = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=10)
 
 
 def _json_args(name: str) -> st.SearchStrategy[dict[str, Any]]:
     leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**60), 2**60),
-                     st.floats(allow_nan=False, allow_infinity=False), text_for(name, 4))
+                     st.floats(allow_nan=False, allow_infinity=False), text_for(name, 4),
+                     st.sampled_from(CASTABLE))
     value = st.recursive(leaf, lambda c: st.one_of(st.lists(c, max_size=3),
                                                    st.dictionaries(text_for(name, 3), c, max_size=3)),
                          max_leaves=6)
