@@ -29,6 +29,18 @@ from chatformats.parsing import _check_grammars, grammar
 from . import strategies as s
 
 NOW = datetime(2024, 7, 26, 12, 0, 0)
+
+_PROFILE_EXAMPLES = settings.default.max_examples
+
+
+def examples(ci: int) -> int:
+    """Examples of a property: ``ci`` under the ``ci`` profile (sized for the suite's budget),
+    a quarter under ``dev``, a fiftieth of the profile's count under ``deep`` (2,000)."""
+    if _PROFILE_EXAMPLES > 2_000:
+        return _PROFILE_EXAMPLES // 50
+    if _PROFILE_EXAMPLES < 2_000:
+        return max(10, ci // 4)
+    return ci
 FORMATS = chatformats.formats()
 
 # Every control string a format's parser or template gives a meaning to: texts of the
@@ -58,6 +70,10 @@ def _text_for(name: str, max_size: int = 8) -> st.SearchStrategy[str]:
         "".join).filter(lambda t: not any(c in t for c in CONTROL[name]))
 
 
+# Strings a schema cast turns into something else (or refuses to).
+CASTABLE = ["5", "3.0", "-2", " 7 ", "1e400", "nan", "true", "False", "1", "null", "None",
+            "[1, 2]", '{"a": 1}', "[", "0x10", "12345678901234567890"]
+
 _TEXTS = {(name, size): _text_for(name, size) for name in CONTROL for size in (3, 4, 8)}
 
 
@@ -65,14 +81,17 @@ def text_for(name: str, max_size: int = 8) -> st.SearchStrategy[str]:
     return _TEXTS[name, max_size]
 
 
-SAFE_NAME = st.builds(lambda a, b: a + b, st.sampled_from("abcxyz_AZ"),
-                      st.text("abcxyz_AZ019.-", max_size=10))
+# The tools of ``strategies.TOOL_SCHEMAS`` often, so that arguments get cast by their schemas.
+SAFE_NAME = st.one_of(st.sampled_from(["search", "get_weather", "query", "limit", "city"]),
+                      st.builds(lambda a, b: a + b, st.sampled_from("abcxyz_AZ"),
+                                st.text("abcxyz_AZ019.-", max_size=10)))
 CALL_ID = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=10)
 
 
 def _json_args(name: str) -> st.SearchStrategy[dict[str, Any]]:
     leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**60), 2**60),
-                     st.floats(allow_nan=False, allow_infinity=False), text_for(name, 4))
+                     st.floats(allow_nan=False, allow_infinity=False), text_for(name, 4),
+                     st.sampled_from(CASTABLE))
     value = st.recursive(leaf, lambda c: st.one_of(st.lists(c, max_size=3),
                                                    st.dictionaries(text_for(name, 3), c, max_size=3)),
                          max_leaves=6)
@@ -290,7 +309,7 @@ def test_exports() -> None:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(data=st.data())
 def test_round_trip(name: str, data: st.DataObject) -> None:
     prefix, completion, expected, _ = data.draw(case(name))
@@ -342,7 +361,7 @@ PREFIXES = {
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(data=st.data())
 def test_total_and_streaming_equals_one_shot(name: str, data: st.DataObject) -> None:
     text = data.draw(st.one_of(any_completion(name), st.builds(
@@ -397,7 +416,7 @@ def _transformers_parse(name: str, completion: str, prefix: str, tools: Any) -> 
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(data=st.data())
 def test_agrees_with_transformers(name: str, data: st.DataObject) -> None:
     prefix, completion, expected, tools = data.draw(case(name))
@@ -589,3 +608,26 @@ def test_docs_examples_run() -> None:
     namespace: dict[str, Any] = {}
     for block in blocks:
         exec(block, namespace)  # noqa: S102 — the manual's examples
+
+
+def test_parsing_needs_no_optional_dependency() -> None:
+    """Parsing loads neither jinja2, transformers nor dataclasses (restricted runtimes)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import chatformats\n"
+        "for name in chatformats.formats():\n"
+        "    try:\n"
+        "        chatformats.parse_response(name, '<think>x</think>y<|im_end|>', prefix='')\n"
+        "    except chatformats.ParseError:\n"
+        "        pass\n"
+        "    chatformats.get_format(name).response_template\n"
+        "bad = {'jinja2', 'transformers', 'dataclasses', 'regex'} & set(sys.modules)\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, src], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr

@@ -6,6 +6,8 @@ render them, in pure Python.
 - :func:`apply_chat_template` — the pipeline layer: what transformers 5.24's
   ``tokenizer.apply_chat_template(..., tokenize=False)`` returns (see :mod:`chatformats.pipeline`).
 - :func:`formats`, :func:`get_format` — the registry.
+- :func:`parse_response`, :class:`ResponseParser` — completions read back into assistant
+  messages (see :mod:`chatformats.parsing` and ``docs/parsing.md``).
 - the errors, all subclasses of :class:`ChatFormatError` (a ``ValueError``).
 """
 

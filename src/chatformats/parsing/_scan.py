@@ -64,11 +64,22 @@ class State:
         self.stray = stray
         self.what = what or name
         literals = sorted({m[0] for m in markers}, key=len, reverse=True)
-        self.pattern = re.compile("|".join(re.escape(s) for s in literals)) if literals else None
+        self.pattern = _alternation(literals) if literals else None
         self.table = {m[0]: (m[1], m[2]) for m in markers}
         # Every proper prefix of a marker: what a chunk may end with and still become one.
         self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
         self.longest = max((len(s) for s in literals), default=0)
+
+
+def _alternation(literals: list[str]) -> re.Pattern[str]:
+    """A regex matching any of ``literals`` (longest first), their common prefix written once
+    so that ``re`` searches for it as a literal (``<|eo(?:t_id|>|m_id|>)``)."""
+    prefix = literals[0]
+    for lit in literals[1:]:
+        while not lit.startswith(prefix):
+            prefix = prefix[:-1]
+    rests = "|".join(re.escape(lit[len(prefix):]) for lit in literals)
+    return re.compile(re.escape(prefix) + ("(?:" + rests + ")" if len(literals) > 1 else ""))
 
 
 def check_states(states: dict[str, State]) -> None:
