@@ -423,7 +423,8 @@ def _cmd_formats(args: argparse.Namespace) -> int:
     rows = [get_format(name) for name in formats()]
     if args.json:
         _print_json([{"name": f.name, "status": f.status, "model_ids": list(f.model_ids),
-                      "description": f.description} for f in rows])
+                      "variant_of": f.variant_of or None, "description": f.description}
+                     for f in rows])
         return EXIT_OK
     for fmt in rows:
         models = ", ".join(fmt.model_ids) or "-"
