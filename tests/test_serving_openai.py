@@ -63,9 +63,14 @@ def assert_renders_as_transformers(name: str, body: Any, messages: Any, kwargs: 
     assert got == expected.text
 
 
+SEED_FORMATS = {"solar-open", "llama-3.2-vision", "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent"}
+
+
 def test_there_are_fixtures_for_every_rule():
     assert len(FIXTURES) >= 15
-    assert {load(p)["format"] for p in FIXTURES} == set(FORMATS)
+    covered = {load(p)["format"] for p in FIXTURES}
+    assert SEED_FORMATS <= covered  # every seed format, so both content formats and each modality map
+    assert {chatformats.get_format(name).content_format for name in covered} == {"string", "openai"}
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
@@ -261,6 +266,10 @@ def test_any_request_renders_as_transformers_on_vllms_conversation(name, body):
         {"id": "c", "type": "function", "function": {"name": "f", "arguments": {"q": 1}}}]}]},
      r"messages\[0\]\.tool_calls\[0\]\.function\.arguments: a string is required"),
     ({"messages": [{"role": "user", "content": None}]}, r"messages\[0\]\.content: null is allowed"),
+    ({"messages": [{"role": "user", "content": [{"type": "image_embeds", "image_embeds": "AA"}]}]},
+     "--enable-mm-embeds"),
+    ({"messages": [{"role": "user", "content": [{"type": "tool_reference", "name": 3}]}]},
+     r"messages\[0\]\.content\[0\]\.name"),
     ({"messages": [{"role": "user", "content": "hi", "name": 5}]}, r"messages\[0\]\.name"),
     ({"messages": [], "tools": [{"function": {"name": 1}}]}, r"tools\[0\]\.function\.name"),
     ({"messages": [], "tools": {"name": "f"}}, "tools"),

@@ -136,3 +136,13 @@ def test_accelerate_is_idempotent_and_reversible():
     assert tok.apply_chat_template == own
     with pytest.raises(TypeError):
         accelerate(object())
+
+    class Processor:  # a processor's apply_chat_template has no tokenize parameter
+        def apply_chat_template(self, conversation: Any, chat_template: Any = None, **kwargs: Any) -> str:
+            return ""
+
+        def get_chat_template(self, *args: Any) -> str:
+            return ""
+
+    with pytest.raises(TypeError, match="no tokenize parameter"):
+        accelerate(Processor())

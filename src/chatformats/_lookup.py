@@ -36,6 +36,10 @@ __all__ = ["lookup", "detect", "from_pretrained", "fingerprint"]
 _NOT_TEMPLATE_TOKENS = frozenset({"additional_special_tokens", "extra_special_tokens"})
 
 
+#: The case-folded names and model ids of a registry table, built on first lookup.
+_INDEX: dict[int, dict[str, ChatFormat]] = {}
+
+
 def lookup(name: Any, formats: Mapping[str, ChatFormat]) -> ChatFormat:
     """The format named ``name`` or serving model id ``name``, compared case-folded;
     :class:`UnknownFormatError` (with "did you mean" for a near miss) else."""
@@ -44,9 +48,16 @@ def lookup(name: Any, formats: Mapping[str, ChatFormat]) -> ChatFormat:
             f"unknown format {name!r}; known formats: {', '.join(formats)}"
         )
     folded = name.casefold()
-    for fmt in formats.values():
-        if fmt.name.casefold() == folded or any(m.casefold() == folded for m in fmt.model_ids):
-            return fmt
+    index = _INDEX.get(id(formats))
+    if index is None:  # every name and model id, case-folded (the registry is closed)
+        index = {}
+        for fmt in formats.values():
+            for alias in (fmt.name, *fmt.model_ids):
+                index.setdefault(alias.casefold(), fmt)
+        _INDEX[id(formats)] = index
+    found = index.get(folded)
+    if found is not None:
+        return found
     variants = [fmt for fmt in formats.values() if fmt.variant_of.casefold() == folded]
     hint = ""
     if variants:

@@ -143,6 +143,13 @@ def _text_of(part: dict[str, Any], part_type: str, where: str) -> Any:
     return text
 
 
+def _name_of(part: dict[str, Any], where: str) -> Any:
+    name = part.get("name")
+    if name is not None and not isinstance(name, str):
+        raise InvalidRequest(f"{where}.name: expected a string, got {_type(name)}")
+    return name
+
+
 def _part(part: Any, where: str) -> tuple[str, Any]:
     """``_parse_chat_message_content_mm_part`` then ``_parse_chat_message_content_part``: a
     part as ``("text", text)``, ``("media", modality)``, ``("tool_reference", name)`` or
@@ -162,21 +169,27 @@ def _part(part: Any, where: str) -> tuple[str, Any]:
                 return "skip", None  # "Skipping multimodal part ... with empty / unparsable content"
             return "text", text
         if part_type == "tool_reference":
-            return "tool_reference", part.get("name")
+            return "tool_reference", _name_of(part, where)
         if part_type == "prompt_embeds":
             raise InvalidRequest(f"{where}: prompt_embeds parts need a server started with "
                                  "--enable-prompt-embeds, which chatformats does not model")
+        if part_type in ("image_embeds", "audio_embeds"):
+            raise InvalidRequest(f"{where}: {part_type} parts need a server started with "
+                                 "--enable-mm-embeds, which chatformats does not model")
         return "media", _MEDIA_MODALITY[part_type]
     if part_type is None or uuid is not None:
         for key in _UNTYPED_MEDIA:
             if key == "input_audio" and part.get(key) is None:
                 continue
             if key in part:
+                if key.endswith("_embeds"):
+                    raise InvalidRequest(f"{where}: {key} parts need a server started with "
+                                         "--enable-mm-embeds, which chatformats does not model")
                 return "media", _MEDIA_MODALITY[key]
         if "prompt_embeds" in part:
             raise InvalidRequest(f"{where}: prompt_embeds parts are not modelled")
         if "tool_reference" in part:
-            return "tool_reference", part.get("tool_reference")
+            return "tool_reference", _name_of(part, where)  # its "name", as vLLM reads it
         raise InvalidRequest(f"{where}: Missing 'type' field in multimodal part.")
     if not isinstance(part_type, str):
         raise InvalidRequest(f"{where}.type: Invalid 'type' field in multimodal part.")
@@ -186,18 +199,22 @@ def _part(part: Any, where: str) -> tuple[str, Any]:
 def _content(fmt: ChatFormat, content_format: str, parts: list[Any], where: str) -> Any:
     """``_parse_chat_message_content_parts``: the parsed parts as the template takes them."""
     wrapped: list[dict[str, Any]] = []
-    texts: list[str] = []
+    texts: list[Any] = []
     media: list[str] = []
     for i, raw in enumerate(parts):
         kind, value = _part(raw, f"{where}[{i}]")
         if kind == "skip":
             continue
+        # `if parse_res: content.append(parse_res)`: a part parsed to a falsy value is dropped,
+        # which in the "string" format is an empty (or null) text; a dict never is.
         if kind == "text":
             wrapped.append({"type": "text", "text": value})
-            texts.append(value)
+            if value:
+                texts.append(value)
         elif kind == "tool_reference":
             wrapped.append({"type": "tool_reference", "name": value})
-            texts.append(value)
+            if value:
+                texts.append(value)
         else:
             placeholder = _MODALITIES.get(fmt.name, {}).get(value)
             if placeholder is None:
@@ -210,7 +227,7 @@ def _content(fmt: ChatFormat, content_format: str, parts: list[Any], where: str)
     if content_format == "openai":
         return wrapped
     # _get_full_multimodal_text_prompt (interleave_strings off, the server's default)
-    text = "\n".join(t if isinstance(t, str) else str(t) for t in texts)
+    text = "\n".join(texts)
     if not media:
         return text
     missing: list[str] = []

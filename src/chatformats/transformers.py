@@ -126,7 +126,12 @@ def accelerate(tokenizer: T) -> T:
     if not callable(current) or not callable(getattr(tokenizer, "get_chat_template", None)):
         raise TypeError(f"{type(tokenizer).__name__} has no apply_chat_template/get_chat_template: "
                         "not a transformers tokenizer")
-    setattr(tokenizer, _ATTRIBUTE, _Accelerated(tokenizer, current))
+    accelerated = _Accelerated(tokenizer, current)
+    if "tokenize" not in accelerated.signature.parameters:
+        # a processor (its template also expands media tokens): not what the pipeline mirrors
+        raise TypeError(f"{type(tokenizer).__name__}.apply_chat_template is not a tokenizer's "
+                        "(no tokenize parameter)")
+    setattr(tokenizer, _ATTRIBUTE, accelerated)
     return tokenizer
 
 

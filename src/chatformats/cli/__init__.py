@@ -416,7 +416,8 @@ def _cmd_formats(args: argparse.Namespace) -> int:
     rows = [get_format(name) for name in formats()]
     if args.json:
         _print_json([{"name": f.name, "status": f.status, "model_ids": list(f.model_ids),
-                      "description": f.description} for f in rows])
+                      "variant_of": f.variant_of or None, "description": f.description}
+                     for f in rows])
         return EXIT_OK
     for fmt in rows:
         models = ", ".join(fmt.model_ids) or "-"
@@ -876,8 +877,9 @@ def _add_input_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("format", metavar="FORMAT", help="format name or model id (see `chatformats formats`)")
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a JSON file (- for stdin): a list of messages, an OpenAI "
-                        "chat-completions request body, or an object with messages, tools and "
-                        "template variables")
+                        "chat-completions request body (its messages as given; `chatformats "
+                        "request` preprocesses them as a vLLM server does), or an object with "
+                        "messages, tools and template variables")
     p.add_argument("--jsonl", metavar="IN",
                    help=f"{what} a JSONL dataset, one conversation per line (- for stdin)")
     p.add_argument("--layer", choices=LAYERS, default="pipeline",
