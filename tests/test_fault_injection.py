@@ -44,6 +44,6 @@ def test_every_allocation_failure_is_the_same_outcome_or_memory_error() -> None:
     bad = {key: case["bad"] for key, case in report.items() if case["bad"]}
     assert not bad, json.dumps(bad)[:3000]
     for key, case in report.items():
-        assert case["allocations"] > 10, key  # the counting found the render's allocations
+        assert case["allocations"] > 0, key  # the counting found the render's allocations
         assert case["same"] + case["MemoryError"] + case["SystemError"] == case["allocations"]
         assert case["MemoryError"] > 0, key
