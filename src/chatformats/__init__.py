@@ -179,8 +179,8 @@ def _check_variables(name: str | ChatFormat, variables: Any, known: Any = ()) ->
 
 def _call_port(name: str | ChatFormat, port: PortFunction, messages: Any, variables: Any, now: datetime) -> str:
     """``port(messages, variables, now)`` behind the safety net both layers share: a
-    ``RecursionError`` becomes :class:`NestingTooDeep`, ``MemoryError`` (and every
-    ``BaseException`` that is not an ``Exception``) passes through unchanged, and any other
+    ``RecursionError`` becomes :class:`NestingTooDeep`, ``MemoryError`` and ``SystemError`` (and
+    every ``BaseException`` that is not an ``Exception``) pass through unchanged, and any other
     exception that is not a :class:`ChatFormatError` is classified by
     :func:`chatformats._safety.unexpected` (input changed during the render, an integer too long
     to write, or an :class:`InternalError`: a port bug, which the tests fail on)."""
@@ -190,7 +190,7 @@ def _call_port(name: str | ChatFormat, port: PortFunction, messages: Any, variab
         raise
     except RecursionError:
         raise NestingTooDeep("input is nested too deeply to render") from None
-    except MemoryError:
+    except (MemoryError, SystemError):  # resource and interpreter faults: unchanged
         raise
     except Exception as exc:
         from ._safety import unexpected

@@ -911,8 +911,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog="chatformats",
         description="Render LLM chat prompts byte-for-byte as the models' own chat templates do.",
-        epilog="exit status: 0 ok; 1 an input or a render failed; 2 usage error; "
-               "3 verify found a difference; 4 verify's reference renderer is not installed",
+        epilog="exit status: 0 ok; 1 an input, a render or the run failed (a file that cannot "
+               "be read or written, a worker process that died); 2 usage error; "
+               "3 verify found a difference; 4 verify's reference renderer is not installed; "
+               "130 interrupted (Ctrl-C); 143 terminated (SIGTERM)",
     )
     from .. import __version__
 
@@ -935,7 +937,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "{\"error\": ..., \"line\": N} per line, in order).")
     _add_input_options(p, "render")
     p.set_defaults(parser=p)
-    p.add_argument("-o", "--output", metavar="OUT", help="with --jsonl: write here (default stdout)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="with --jsonl: write here (default stdout); OUT is replaced only when "
+                        "the run finishes (written beside it, then renamed)")
     p.add_argument("--workers", metavar="N", type=_positive, default=1,
                    help="with --jsonl: render in N processes (default 1)")
     p.set_defaults(func=_cmd_render)

@@ -176,15 +176,19 @@ class WorkerPool:
         self.workers = []
 
     def map(self, batches: Iterable[list[Any]]) -> Iterator[Any]:
-        """The results of each item of each batch, in input order.  Raises
-        :class:`WorkerDied` after giving back every result before the dead worker's lines."""
+        """The results of each item of each batch, in input order.  When a worker dies, no
+        new batch is sent, the batches before its own are finished and given back, then
+        :class:`WorkerDied` is raised: every line before the lost ones is given back."""
         batches = iter(batches)
         done: dict[int, list[Any]] = {}
         sent = given = 0
         exhausted = False
+        dead: _Worker | None = None  # the dead worker that holds the earliest lines
         while True:
             for worker in self.workers:  # one batch to each idle worker
-                if worker.job is None and not exhausted:
+                if dead is not None or exhausted:
+                    break
+                if worker.job is None:
                     batch = next(batches, None)
                     if batch is None:
                         exhausted = True
@@ -195,31 +199,41 @@ class WorkerPool:
                         worker.conn.send(batch)
                     except OSError:  # it died before it could read: the wait below tells
                         pass
-            busy = [worker for worker in self.workers if worker.job is not None]
+            busy = [w for w in self.workers
+                    if w.job is not None and (dead is None or w.job[0] < _job(dead)[0])]
             if not busy:
+                if dead is not None:
+                    self._died(dead)
                 return
             ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
-            dead: list[_Worker] = []
             for worker in busy:
                 if worker.conn in ready or worker.conn.poll():
                     try:
                         results = worker.conn.recv()
                     except (EOFError, OSError):
-                        dead.append(worker)
+                        dead = _earlier(dead, worker)
                         continue
-                    assert worker.job is not None
-                    done[worker.job[0]] = results
+                    done[_job(worker)[0]] = results
                     worker.job = None
                 elif worker.process.sentinel in ready:
-                    dead.append(worker)
+                    dead = _earlier(dead, worker)
             while given in done:
                 yield from done.pop(given)
                 given += 1
-            if dead:  # the first lines lost are the ones to report
-                self._died(min(dead, key=lambda w: w.job[0] if w.job else 0))
 
     def _died(self, worker: _Worker) -> None:
-        assert worker.job is not None
         worker.process.join(1.0)
-        _, first, last = worker.job
+        _, first, last = _job(worker)
         raise WorkerDied(worker.process.pid, worker.process.exitcode, first, last)
+
+
+def _job(worker: _Worker) -> tuple[int, int, int]:
+    assert worker.job is not None
+    return worker.job
+
+
+def _earlier(dead: _Worker | None, worker: _Worker) -> _Worker:
+    """Of two dead workers, the one that held the earlier lines."""
+    if dead is None or _job(worker)[0] < _job(dead)[0]:
+        return worker
+    return dead
