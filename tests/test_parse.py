@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import chatformats
 from chatformats import ParseError, ResponseParser, parse_response
-from chatformats.parsing import _check_grammars, grammar
+from chatformats.parsing import _GRAMMARS, _check_grammars, family, grammar
 
 from . import strategies as s
 
@@ -41,19 +41,20 @@ def examples(ci: int) -> int:
     if _PROFILE_EXAMPLES < 2_000:
         return max(10, ci // 4)
     return ci
-FORMATS = chatformats.formats()
+# The formats that have a parser (formats sharing a grammar share its tables below).
+FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name).module in _GRAMMARS]
 
 # Every control string a format's parser or template gives a meaning to: texts of the
 # representable domain contain none of them (``canonical`` says what else the domain excludes).
 CONTROL = {
-    "qwen3-tool-agent": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>",
+    "qwen3_tool_agent": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>",
                          "<|im_start|>"),
-    "minicpm-v-4.6-thinking": ("<think>", "</think>", "<tool_call>", "</tool_call>",
+    "minicpm_v4_6_thinking": ("<think>", "</think>", "<tool_call>", "</tool_call>",
                                "<|im_end|>", "<|im_start|>", "</parameter>", "</function>",
                                "<parameter=", "<function="),
-    "llama-3.2-vision": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>"),
+    "llama3_2_vision": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>"),
     "cogito": ("<think>", "</think>", "<|eot_id|>", '[{"name": "', "<|start_header_id|>"),
-    "solar-open": ("<|begin|>", "<|end|>", "<|content|>", "<|think|>", "<|tool_calls|>",
+    "solar_open": ("<|begin|>", "<|end|>", "<|content|>", "<|think|>", "<|tool_calls|>",
                    "<|calls|>", "<|tool_call:begin|>", "<|tool_call:name|>",
                    "<|tool_call:args|>", "<|tool_call:end|>"),
 }
@@ -65,9 +66,9 @@ NEAR = ["<", ">", "<think", "think>", "</think", "<|", "|>", "<|im_end", "<tool_
         "a", "Z", "é", "中文", "🙂", "{", "}", "[", "]", '"', "\\", "\u00a0", "\u2028"]
 
 
-def _text_for(name: str, max_size: int = 8) -> st.SearchStrategy[str]:
+def _text_for(grammar_name: str, max_size: int = 8) -> st.SearchStrategy[str]:
     return st.lists(st.one_of(st.sampled_from(NEAR), st.text(max_size=4)), max_size=max_size).map(
-        "".join).filter(lambda t: not any(c in t for c in CONTROL[name]))
+        "".join).filter(lambda t: not any(c in t for c in CONTROL[grammar_name]))
 
 
 # Strings a schema cast turns into something else (or refuses to).
@@ -78,7 +79,7 @@ _TEXTS = {(name, size): _text_for(name, size) for name in CONTROL for size in (3
 
 
 def text_for(name: str, max_size: int = 8) -> st.SearchStrategy[str]:
-    return _TEXTS[name, max_size]
+    return _TEXTS[family(name), max_size]
 
 
 # The tools of ``strategies.TOOL_SCHEMAS`` often, so that arguments get cast by their schemas.
@@ -88,12 +89,12 @@ SAFE_NAME = st.one_of(st.sampled_from(["search", "get_weather", "query", "limit"
 CALL_ID = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=10)
 
 
-def _json_args(name: str) -> st.SearchStrategy[dict[str, Any]]:
+def _json_args(grammar_name: str) -> st.SearchStrategy[dict[str, Any]]:
     leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**60), 2**60),
-                     st.floats(allow_nan=False, allow_infinity=False), text_for(name, 4),
+                     st.floats(allow_nan=False, allow_infinity=False), _TEXTS[grammar_name, 4],
                      st.sampled_from(CASTABLE))
     value = st.recursive(leaf, lambda c: st.one_of(st.lists(c, max_size=3),
-                                                   st.dictionaries(text_for(name, 3), c, max_size=3)),
+                                                   st.dictionaries(_TEXTS[grammar_name, 3], c, max_size=3)),
                          max_leaves=6)
     return st.dictionaries(SAFE_NAME, value, max_size=3)
 
@@ -102,7 +103,7 @@ _JSON_ARGS = {name: _json_args(name) for name in CONTROL}
 
 
 def json_args(name: str) -> st.SearchStrategy[dict[str, Any]]:
-    return _JSON_ARGS[name]
+    return _JSON_ARGS[family(name)]
 
 
 @st.composite
@@ -110,27 +111,27 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
     """An assistant message in format ``name``'s representable domain."""
     text = text_for(name)
     m: dict[str, Any] = {"role": "assistant", "content": draw(text)}
-    if name == "solar-open":
+    if family(name) == "solar_open":
         if draw(st.booleans()):
             m["reasoning"] = draw(text)
     elif draw(st.booleans()):
         m["reasoning_content"] = draw(text)
-    if name == "cogito":
+    if family(name) == "cogito":
         assume(not m["content"].strip().startswith("<think"))
-    if name == "llama-3.2-vision":
+    if family(name) == "llama3_2_vision":
         assume(not m["content"].startswith('{"name": "'))
-    n_calls = draw(st.integers(0, 1 if name == "llama-3.2-vision" else 3))
+    n_calls = draw(st.integers(0, 1 if family(name) == "llama3_2_vision" else 3))
     if n_calls:
         calls = []
         for k in range(n_calls):
             args: Any = draw(json_args(name))
-            if name == "minicpm-v-4.6-thinking":
+            if family(name) == "minicpm_v4_6_thinking":
                 args = {key: v for key, v in args.items() if key}
-            elif name != "llama-3.2-vision" and draw(st.booleans()):
+            elif family(name) != "llama3_2_vision" and draw(st.booleans()):
                 args = json.dumps(args, ensure_ascii=draw(st.booleans()))
             call: dict[str, Any] = {"type": "function",
                                     "function": {"name": draw(SAFE_NAME), "arguments": args}}
-            if name == "solar-open" or draw(st.booleans()):
+            if family(name) == "solar_open" or draw(st.booleans()):
                 call["id"] = draw(CALL_ID)
             calls.append(call)
         m["tool_calls"] = calls
@@ -161,28 +162,28 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
     for call in calls:
         fn = call["function"]
         args = fn["arguments"]
-        if name == "minicpm-v-4.6-thinking":
+        if family(name) == "minicpm_v4_6_thinking":
             args = {k: _jinja_string(v) for k, v in args.items()}
-        elif isinstance(args, str) and name != "llama-3.2-vision" and name != "cogito":
+        elif isinstance(args, str) and family(name) != "llama3_2_vision" and family(name) != "cogito":
             args = json.loads(args)
         c = {"type": "function", "function": {"name": fn["name"], "arguments": args}}
-        if name in ("solar-open", "cogito") and "id" in call:
+        if family(name) in ("solar_open", "cogito") and "id" in call:
             c["id"] = call["id"]
         out_calls.append(c)
-    if name == "qwen3-tool-agent":
+    if family(name) == "qwen3_tool_agent":
         if any(_is_query(x) for x in p):
             reasoning, content = reasoning.strip("\n"), content.lstrip("\n")
         else:
             reasoning = ""
-    elif name == "minicpm-v-4.6-thinking":
+    elif family(name) == "minicpm_v4_6_thinking":
         reasoning, content = reasoning.strip(), content.strip()
-    elif name == "cogito":
+    elif family(name) == "cogito":
         reasoning, content = "", content.strip()
-    elif name == "llama-3.2-vision":
+    elif family(name) == "llama3_2_vision":
         reasoning = ""
         if calls:
             content = ""
-    elif name == "solar-open":
+    elif family(name) == "solar_open":
         option = variables.get("think_render_option", "lastthink")
         reasoning = m.get("reasoning", "") if option in ("all", "lastthink") else ""
         if calls:
@@ -220,13 +221,13 @@ def prefix_conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 VARIABLES = {
-    "minicpm-v-4.6-thinking": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
+    "minicpm_v4_6_thinking": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
     "cogito": st.just({}),
-    "solar-open": st.fixed_dictionaries({}, optional={
+    "solar_open": st.fixed_dictionaries({}, optional={
         "think_render_option": st.sampled_from(["all", "lastthink", "none"]),
         "reasoning_effort": st.sampled_from(["high", "medium"])}),
-    "qwen3-tool-agent": st.just({}),
-    "llama-3.2-vision": st.just({}),
+    "qwen3_tool_agent": st.just({}),
+    "llama3_2_vision": st.just({}),
 }
 
 
@@ -235,7 +236,7 @@ def case(draw: st.DrawFn, name: str) -> tuple[str, str, dict[str, Any], Any]:
     """(prefix, completion, canonical message, tools) of one rendered assistant turn."""
     p = draw(prefix_conversation())
     m = draw(assistant(name))
-    variables = draw(VARIABLES[name])
+    variables = draw(VARIABLES[family(name)])
     tools = draw(st.one_of(st.none(), s.tools_realistic))
     try:
         prompt = chatformats.apply_chat_template(name, p, tools=tools, add_generation_prompt=True,
@@ -248,7 +249,7 @@ def case(draw: st.DrawFn, name: str) -> tuple[str, str, dict[str, Any], Any]:
         prefix, completion = prompt, full[len(prompt):]
     else:
         # docs/parsing.md, "When the conversation's rendering does not start with the prompt".
-        assume(name in ("llama-3.2-vision", "qwen3-tool-agent"))
+        assume(family(name) in ("llama3_2_vision", "qwen3_tool_agent"))
         anchor = grammar(name).ANCHOR
         k = full.rfind(anchor) + len(anchor)
         prefix, completion = full[:k], full[k:]
@@ -346,17 +347,17 @@ def test_round_trip_one_character_at_a_time(name: str) -> None:
 @st.composite
 def any_completion(draw: st.DrawFn, name: str) -> str:
     """Any text, built from the format's control strings, near misses and unicode."""
-    pieces = st.one_of(st.sampled_from(CONTROL[name] + tuple(NEAR)), st.text(max_size=5))
+    pieces = st.one_of(st.sampled_from(CONTROL[family(name)] + tuple(NEAR)), st.text(max_size=5))
     return "".join(draw(st.lists(pieces, max_size=14)))
 
 
 PREFIXES = {
-    "qwen3-tool-agent": ["", "<|im_start|>assistant\n"],
-    "minicpm-v-4.6-thinking": ["", "<|im_start|>assistant\n<think>\n",
+    "qwen3_tool_agent": ["", "<|im_start|>assistant\n"],
+    "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
-    "llama-3.2-vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
+    "llama3_2_vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
     "cogito": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n<think>\n"],
-    "solar-open": ["", "<|begin|>assistant<|think|><|end|><|begin|>assistant"],
+    "solar_open": ["", "<|begin|>assistant<|think|><|end|><|begin|>assistant"],
 }
 
 
@@ -366,7 +367,7 @@ PREFIXES = {
 def test_total_and_streaming_equals_one_shot(name: str, data: st.DataObject) -> None:
     text = data.draw(st.one_of(any_completion(name), st.builds(
         lambda c, k: c[0][1][:k], case(name), st.integers(0, 400))))
-    prefix = data.draw(st.sampled_from(PREFIXES[name]))
+    prefix = data.draw(st.sampled_from(PREFIXES[family(name)]))
     one = outcome(lambda: parse_response(name, text, prefix=prefix))
     cuts = data.draw(st.lists(st.integers(0, 10_000), max_size=8))
 
@@ -385,7 +386,7 @@ def test_total_and_streaming_equals_one_shot(name: str, data: st.DataObject) -> 
 @pytest.mark.parametrize("name", FORMATS)
 def test_partial_control_token_is_held_back(name: str) -> None:
     """A chunk ending inside a control token emits none of it; the next chunk decides."""
-    for prefix in PREFIXES[name]:
+    for prefix in PREFIXES[family(name)]:
         probe = ResponseParser(name, prefix=prefix)
         try:
             probe.feed("x")
@@ -422,7 +423,7 @@ def test_agrees_with_transformers(name: str, data: st.DataObject) -> None:
     prefix, completion, expected, tools = data.draw(case(name))
     ours = parse_response(name, completion, prefix=prefix, tools=tools)
     theirs = _transformers_parse(name, completion, prefix, tools)
-    if name == "cogito":
+    if family(name) == "cogito":
         # LIMITS: the cogito response_template cannot keep tool-call ids.
         for call in ours.get("tool_calls", []):
             call.pop("id", None)
@@ -514,21 +515,21 @@ def test_solar_reasoning_and_content_in_separate_blocks() -> None:
 def test_tool_calls_streamed(name: str, content: str, n_calls: int) -> None:
     """vllm#19056: streamed tool calls (with or without content, one or several) give the
     one-shot message, one character at a time."""
-    if name == "llama-3.2-vision" and n_calls > 1:
+    if family(name) == "llama3_2_vision" and n_calls > 1:
         return
     m = {"role": "assistant", "content": content, "tool_calls": [
         {"id": f"call{k}", "type": "function",
          "function": {"name": "search", "arguments": {"query": f"q{k}", "limit": k}}}
         for k in range(n_calls)]}
-    prompt, completion = _render_turn(name, m) if name != "llama-3.2-vision" else _llama_turn(m)
+    prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
     expected = canonical(name, [], m, {})
     assert parse_response(name, completion, prefix=prompt) == expected
     assert stream(name, prompt, list(completion))[0] == expected
 
 
-def _llama_turn(m: dict[str, Any]) -> tuple[str, str]:
-    full = chatformats.apply_chat_template("llama-3.2-vision", [{"role": "user", "content": "q"}, m], now=NOW)
-    anchor = grammar("llama-3.2-vision").ANCHOR
+def _llama_turn(m: dict[str, Any], name: str = "llama-3.2-vision-variant") -> tuple[str, str]:
+    full = chatformats.apply_chat_template(name, [{"role": "user", "content": "q"}, m], now=NOW)
+    anchor = grammar(name).ANCHOR
     k = full.rfind(anchor) + len(anchor)
     return full[:k], full[k:]
 
@@ -538,19 +539,19 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
     """Malformed tool-call JSON: a ParseError whose text is transformers' ValueError's."""
     m = {"role": "assistant", "content": "", "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "search", "arguments": {"query": "x"}}}]}
-    prompt, completion = _render_turn(name, m) if name != "llama-3.2-vision" else _llama_turn(m)
-    if name == "minicpm-v-4.6-thinking":  # XML arguments: break the markup instead
+    prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
+    if family(name) == "minicpm_v4_6_thinking":  # XML arguments: break the markup instead
         broken = completion.replace("</parameter>", "</paramete>", 1)
     else:
         broken = completion.replace('"x"', '"x', 1)
     assert broken != completion
     with pytest.raises(ParseError) as ours:
         parse_response(name, broken, prefix=prompt)
-    if name == "minicpm-v-4.6-thinking":
+    if family(name) == "minicpm_v4_6_thinking":
         return  # transformers' xml-inline skips what its tag pattern does not match
     with pytest.raises(ValueError) as theirs:
         _transformers_parse(name, broken, prompt, None)
-    assert str(ours.value) == f"{name}: {theirs.value}"
+    assert str(ours.value) == f"{grammar(name).NAME}: {theirs.value}"
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -560,7 +561,7 @@ def test_cut_off_completion(name: str) -> None:
     m = {"role": "assistant", "content": "four", "reasoning_content": "add", "reasoning": "add",
          "tool_calls": [{"id": "c1", "type": "function",
                          "function": {"name": "search", "arguments": {"query": "x"}}}]}
-    prompt, completion = _render_turn(name, m) if name != "llama-3.2-vision" else _llama_turn(m)
+    prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
     for k in range(len(completion) + 1):
         cut = completion[:k]
         one = outcome(lambda: parse_response(name, cut, prefix=prompt))

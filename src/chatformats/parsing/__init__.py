@@ -30,25 +30,34 @@ from ._scan import Scanner, check_states
 
 __all__ = ["parse_response", "ResponseParser", "ParseError"]
 
-_MODULES = {
-    "solar-open": "solar_open",
-    "llama-3.2-vision": "llama3_2_vision",
-    "minicpm-v-4.6-thinking": "minicpm_v4_6_thinking",
+#: The grammar module of each port module: formats that write the same assistant turn (an
+#: original and its variant) share one grammar.
+_GRAMMARS = {
+    "solar_open": "solar_open",
+    "llama3_2_vision_2024_09": "llama3_2_vision",
+    "llama3_2_vision": "llama3_2_vision",
+    "minicpm_v4_6_thinking": "minicpm_v4_6_thinking",
     "cogito": "cogito",
-    "qwen3-tool-agent": "qwen3_tool_agent",
+    "qwen3_tool_agent": "qwen3_tool_agent",
 }
 
 
-def grammar(name: str) -> Any:
-    """The parsing module of format ``name`` (``STATES``, ``START``, ``ANCHOR``)."""
-    try:
-        module = _MODULES[name]
-    except (KeyError, TypeError):
-        from .._registry import get_format
+def family(name: Any) -> str:
+    """The grammar module that reads format ``name``'s completions (``name`` as
+    :func:`chatformats.get_format` takes it: a format name, an alias, a model id, a bound
+    format); :class:`ChatFormatError` for a format that has no parser yet."""
+    from .._registry import get_format
 
-        get_format(name)  # raises UnknownFormatError for a name that is not a format
-        raise ChatFormatError(f"format {name!r} has no parser") from None
-    return importlib.import_module(f".{module}", __name__)
+    module = get_format(name).module
+    try:
+        return _GRAMMARS[module]
+    except KeyError:
+        raise ChatFormatError(f"format {get_format(name).name!r} has no parser") from None
+
+
+def grammar(name: Any) -> Any:
+    """The parsing module of format ``name`` (``STATES``, ``START``, ``ANCHOR``)."""
+    return importlib.import_module(f".{family(name)}", __name__)
 
 
 class ResponseParser:
@@ -164,5 +173,5 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None) 
 
 def _check_grammars() -> None:
     """Every format's table is one the scanner streams exactly (used by the tests)."""
-    for name in _MODULES:
-        check_states(grammar(name).STATES)
+    for module in set(_GRAMMARS.values()):
+        check_states(importlib.import_module(f".{module}", __name__).STATES)

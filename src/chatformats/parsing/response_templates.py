@@ -21,7 +21,7 @@ _LLAMA_ASSISTANT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 _LLAMA_END = r"<\|eo[tm]_id\|>\n?"
 
 _TEMPLATES: dict[str, dict[str, Any]] = {
-    "qwen3-tool-agent": {
+    "qwen3_tool_agent": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
         "fields": {
@@ -49,7 +49,7 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             },
         },
     },
-    "minicpm-v-4.6-thinking": {
+    "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
         "fields": {
@@ -68,7 +68,7 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             "content": {"close_pattern": r"<\|im_end\|>\n?", "content": "text"},
         },
     },
-    "llama-3.2-vision": {
+    "llama3_2_vision": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _LLAMA_ASSISTANT,
         "fields": {
@@ -102,7 +102,7 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             "content": {"close": "<|eot_id|>", "content": "text"},
         },
     },
-    "solar-open": {
+    "solar_open": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": "<|begin|>assistant",
         "fields": {
@@ -126,18 +126,18 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
 #: Where transformers' response-template language cannot express the format exactly (its
 #: parser then differs from :func:`chatformats.parse_response`).
 LIMITS: dict[str, tuple[str, ...]] = {
-    "qwen3-tool-agent": (
+    "qwen3_tool_agent": (
         "a think block opens only where the turn begins; the template's language opens one "
         "wherever <think> appears",
         "a malformed completion (text between or after tool calls, unclosed blocks) is read "
         "leniently instead of refused",
     ),
-    "minicpm-v-4.6-thinking": (
+    "minicpm_v4_6_thinking": (
         "a think block opens only where the turn begins",
         "tool calls are read leniently (text between parameters is skipped, a call that is not "
         "<function=NAME> is not a call) instead of refused",
     ),
-    "llama-3.2-vision": (
+    "llama3_2_vision": (
         "none on rendered completions; malformed ones are read leniently",
     ),
     "cogito": (
@@ -145,21 +145,23 @@ LIMITS: dict[str, tuple[str, ...]] = {
         "dropped (and a call without \"arguments\" fails with a KeyError)",
         "a think block opens only where the turn begins",
     ),
-    "solar-open": (
+    "solar_open": (
         "the order of blocks (reasoning, then one answer block) is not checked; text outside "
         "the blocks is discarded instead of refused",
     ),
 }
 
 
-def response_template(name: str) -> dict[str, Any]:
-    """A copy of format ``name``'s transformers ``response_template``."""
-    try:
-        return copy.deepcopy(_TEMPLATES[name])
-    except KeyError:
-        from .._registry import get_format
+def response_template(name: Any) -> dict[str, Any]:
+    """A copy of format ``name``'s transformers ``response_template`` (formats that share a
+    grammar share it)."""
+    from . import family
 
-        get_format(name)  # UnknownFormatError for a name that is not a format
-        from ..errors import ChatFormatError
+    return copy.deepcopy(_TEMPLATES[family(name)])
 
-        raise ChatFormatError(f"format {name!r} has no response_template") from None
+
+def limits(name: Any) -> tuple[str, ...]:
+    """What format ``name``'s ``response_template`` cannot express (see :data:`LIMITS`)."""
+    from . import family
+
+    return LIMITS[family(name)]
