@@ -44,7 +44,7 @@ def test_model_ids_are_unique_and_variants_claim_none():
             seen[model.casefold()] = name
         if fmt.variant_of:
             assert fmt.model_ids == (), f"{name} varies {fmt.variant_of}: it serves no published id"
-    assert chatformats.get_format("llama-3.2-vision").variant_of == "meta-llama/Llama-3.2-11B-Vision-Instruct"
+    assert chatformats.get_format("llama-3.2-vision-variant").variant_of == "meta-llama/Llama-3.2-11B-Vision-Instruct"
     assert chatformats.get_format("qwen3-tool-agent").model_ids == ()
     assert "deepcogito/cogito-v1-preview-llama-3B" in chatformats.get_format("cogito").model_ids
 
@@ -67,8 +67,16 @@ def test_near_misses_get_did_you_mean(typo, suggestion):
 
 
 def test_a_variants_model_is_refused_with_the_reason():
-    with pytest.raises(UnknownFormatError, match="'llama-3.2-vision' is a variant of"):
-        chatformats.get_format("meta-llama/Llama-3.2-11B-Vision-Instruct")
+    # The published model's id finds its original; where only the variant were registered, the
+    # id is refused with the reason rather than served by the variant.
+    model = "meta-llama/Llama-3.2-11B-Vision-Instruct"
+    assert chatformats.get_format(model).name == "llama-3.2-vision-2024-09"
+    from chatformats._lookup import lookup
+
+    variant = chatformats.get_format("llama-3.2-vision-variant")
+    assert variant.variant_of == model and not variant.model_ids
+    with pytest.raises(UnknownFormatError, match="'llama-3.2-vision-variant' is a variant of"):
+        lookup(model.upper(), {variant.name: variant})
     with pytest.raises(UnknownFormatError, match="unknown format 'zzz' \\(known formats"):
         chatformats.get_format("zzz")
 
