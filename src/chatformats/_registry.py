@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import importlib
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from . import _core
 from .errors import ChatFormatError, UnknownFormatError
 
+# ``chatformats`` imports this module at import time: ``typing`` is not imported at run time
+# (annotations are strings; the names below exist for type checkers).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, Mapping
+
+    from ._core import PortFunction
 
 # ``hashlib`` and ``pathlib`` are imported where the reference template is read, not here:
 # rendering never reads it, and ``pathlib`` imports ``urllib.parse``, whose ``namedtuple``s
 # are generated code (``exec``) run at import.
-
-PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
 
 class ChatFormat:
@@ -34,7 +38,7 @@ class ChatFormat:
     """
 
     __slots__ = ("name", "model_ids", "special_tokens", "status", "module", "template_file",
-                 "template_sha256", "description")
+                 "template_sha256", "calls", "description")
 
     name: str
     model_ids: tuple[str, ...]
@@ -46,13 +50,18 @@ class ChatFormat:
     module: str
     template_file: str
     template_sha256: str
+    #: The environment globals the template calls (``raise_exception``, ``strftime_now``,
+    #: ``namespace``, ...): a caller variable of the same name shadows the global and makes the
+    #: call fail, as in jinja2 (``chatformats._core.call_port``).  ``tests/test_registry.py``
+    #: checks this against the template's syntax tree.
+    calls: frozenset[str]
     description: str
 
     def __init__(self, name: str, model_ids: tuple[str, ...], special_tokens: Mapping[str, str],
                  status: str, module: str, template_file: str, template_sha256: str,
-                 description: str = "") -> None:
+                 calls: frozenset[str] = frozenset(), description: str = "") -> None:
         for field_name, value in zip(self.__slots__, (name, model_ids, special_tokens, status, module,
-                                                      template_file, template_sha256, description)):
+                                                      template_file, template_sha256, calls, description)):
             object.__setattr__(self, field_name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -102,9 +111,8 @@ class ChatFormat:
         return fn
 
     def render(self, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
-        from . import render
-
-        return render(self.name, messages, now=now, **variables)
+        port_function, calls = port(self.name)
+        return _core.render(self.name, port_function, calls, messages, now, variables)
 
     def __reduce__(self) -> Any:
         return (get_format, (self.name,))
@@ -144,6 +152,7 @@ _FORMATS: dict[str, ChatFormat] = {
             module="solar_open",
             template_file="solar_open.jinja",
             template_sha256="e7a5ad7d23b2a9cac020db4582dd076cc400007ae7daecb08f30ca1cb53f9dd0",
+            calls=frozenset({"namespace", "strftime_now"}),
             description="Upstage Solar Open 100B",
         ),
         ChatFormat(
@@ -154,6 +163,7 @@ _FORMATS: dict[str, ChatFormat] = {
             module="llama3_2_vision",
             template_file="llama3_2_vision.jinja",
             template_sha256="d3e97dc81677b7918ffae734b13999c4b4ea5eb3939a8506bbf501602f4d2b62",
+            calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
             description="Meta Llama 3.2 11B Vision Instruct (source-document variant)",
         ),
         ChatFormat(
@@ -169,6 +179,7 @@ _FORMATS: dict[str, ChatFormat] = {
             module="minicpm_v4_6_thinking",
             template_file="minicpm_v4_6_thinking.jinja",
             template_sha256="19356d2fd1c60dc46c92f3b05a5e01a32cdd1ab10b68d649a0081e6bba7c8137",
+            calls=frozenset({"namespace", "raise_exception"}),
             description="OpenBMB MiniCPM-V 4.6 Thinking",
         ),
         ChatFormat(
@@ -179,6 +190,7 @@ _FORMATS: dict[str, ChatFormat] = {
             module="cogito",
             template_file="cogito.jinja",
             template_sha256="ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
+            calls=frozenset(),
             description="Deep Cogito v1 (Llama-based hybrid reasoning)",
         ),
         ChatFormat(
@@ -190,6 +202,7 @@ _FORMATS: dict[str, ChatFormat] = {
             module="qwen3_tool_agent",
             template_file="qwen3_tool_agent.jinja",
             template_sha256="ff80afbfb2bfc83da910c94d8333a10df14b6ad76cc00e5549c3fa16ebed374f",
+            calls=frozenset({"namespace"}),
             description="Qwen3 (2507-series) template with a fixed tool-use preamble",
         ),
     )
@@ -199,6 +212,25 @@ _FORMATS: dict[str, ChatFormat] = {
 def formats() -> list[str]:
     """The names of every registered format, ported or not (see :func:`get_format`)."""
     return list(_FORMATS)
+
+
+#: The port table: each format's ``(port function, globals its template calls)``, looked up
+#: (and the port imported) on first use; both layers read it.
+_PORTS: dict[str, tuple[PortFunction, frozenset[str]]] = {}
+
+
+def port(name: str) -> tuple[PortFunction, frozenset[str]]:
+    """Format ``name``'s port function and the environment globals its template calls (see
+    :attr:`ChatFormat.calls`), from the port table; raises :class:`UnknownFormatError`, or
+    ``ChatFormatError`` for a format not ported."""
+    try:
+        return _PORTS[name]
+    except (KeyError, TypeError):  # first use of this format, or a name that is not one
+        pass
+    fmt = get_format(name)
+    entry = (fmt.port, fmt.calls)
+    _PORTS[name] = entry
+    return entry
 
 
 def get_format(name: str) -> ChatFormat:

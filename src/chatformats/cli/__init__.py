@@ -179,9 +179,7 @@ def render_conversation(conv: Conversation, opts: Options) -> str:
     now = opts.clock()
     try:
         if opts.layer == "template":
-            from .. import render
-
-            return render(opts.format, conv.messages, now=now, **variables)
+            return get_format(opts.format).render(conv.messages, now=now, **variables)
         apply_chat_template = _apply_chat_template()
         params = {name: variables.pop(name) for name in _PIPELINE_PARAMS if name in variables}
         result = apply_chat_template(opts.format, conv.messages, now=now, **params, **variables)
@@ -873,7 +871,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 ok; 1 an input or a render failed; 2 usage error; "
                "3 verify found a difference; 4 verify's reference renderer is not installed",
     )
-    from .. import __version__
+    from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"chatformats {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

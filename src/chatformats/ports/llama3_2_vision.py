@@ -12,9 +12,10 @@ because each is followed by a ``{# ... #}`` comment (lines 24, 32, 42, 47, 70, 9
 no whitespace control; ``trim_blocks`` removes only the newline after each comment.  So each
 emits one ``"\\n"`` into the prompt, unconditionally, at its place in the template.
 
-Variables the caller may shadow: every name the template reads is looked up in the caller's
-variables first, as jinja2 does, so passing ``strftime_now``, ``raise_exception`` or
-``namespace`` (any JSON value, none of them callable) makes the call on that name fail.
+A caller variable named like a global the template calls (``strftime_now``,
+``raise_exception``, ``namespace``) shadows it, as in jinja2: the render core applies that rule
+for every format (``chatformats._core.call_port``); this port calls ``namespace`` where the
+template does (L33).
 """
 
 from __future__ import annotations
@@ -30,15 +31,15 @@ from .._jinja import (
     item,
     iterate,
     length,
+    namespace,
     need_str,
     strftime_now,
     to_str,
     tojson,
     tojson_indented,
     trim,
-    type_name,
 )
-from ..errors import TemplateError, TemplateTypeError
+from ..errors import TemplateError
 
 _NL = "\n"  # one of the blank lines 23, 31, 41, 46, 69, 90, 127
 # L49-54
@@ -82,24 +83,6 @@ class ImageNamespace:
 
     def __init__(self, has_images: bool) -> None:
         self.has_images = has_images
-
-
-def _call_global(variables: Mapping[str, Any], name: str, where: str) -> None:
-    """A call on a global the caller shadowed with a variable of the same name: jinja2 resolves
-    the caller's variable first, and no JSON value is callable."""
-    value = variables[name]
-    raise TemplateTypeError(f"{where}: {name} is {type_name(value)}: '{type_name(value)}' object is not callable")
-
-
-def _raise_exception(variables: Mapping[str, Any], message: str, where: str) -> TemplateError | TemplateTypeError:
-    """``raise_exception(message)``: the template's error, unless the caller passed a variable
-    named ``raise_exception`` (then calling it fails)."""
-    if "raise_exception" in variables:
-        value = variables["raise_exception"]
-        return TemplateTypeError(
-            f"{where}: raise_exception is {type_name(value)}: '{type_name(value)}' object is not callable"
-        )
-    return TemplateError(message)
 
 
 def scan_images(messages: Sequence[Any], offset: int) -> ImageNamespace:
@@ -169,10 +152,10 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         tools_in_user_message = True
     date_string = get("date_string", MISSING)
     if date_string is MISSING:  # L12-18
-        if "strftime_now" in variables:  # L13: a caller's variable shadows the global
-            _call_global(variables, "strftime_now", "date_string = strftime_now(...)")
+        # L13: `strftime_now is defined` is always true: the environment defines it, and a
+        # caller's variable of that name (any JSON value, None included) is defined too.
         date_string = strftime_now(now, "%d %b %Y")  # L14
-        # L16 (the "26 Jul 2024" fallback): strftime_now is always defined.
+        # L16 (the "26 Jul 2024" fallback) is never reached.
     if tools is MISSING:  # L20-22
         tools = None
 
@@ -188,13 +171,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         offset = 0
 
     emit(_NL)  # L31
-    if "namespace" in variables:  # L33: a caller's variable shadows the global
-        _call_global(variables, "namespace", "image_ns = namespace(...)")
+    namespace(variables)  # L33: the call itself (a caller's `namespace` variable shadows it)
     image_ns = scan_images(messages, offset)  # L33-40
 
     emit(_NL)  # L41
     if image_ns.has_images and system_message != "":  # L43-45
-        raise _raise_exception(variables, _MSG_IMAGES, "line 44")
+        raise TemplateError(_MSG_IMAGES)
 
     emit(_NL)  # L46
     if not image_ns.has_images:  # L48-68: the system block
@@ -216,7 +198,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             messages = messages[1:]  # L74
             offset += 1
         else:  # L75-76
-            raise _raise_exception(variables, _MSG_NO_FIRST_USER, "line 76")
+            raise TemplateError(_MSG_NO_FIRST_USER)
         emit(_USER_TOOLS_HEAD)  # L79-83
         _tools_json(tools, emit)  # L84-87
         emit(first_user_message + _EOT)  # L88
@@ -254,7 +236,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         elif has_tool_calls:  # L107: the same test again, kept as written
             tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
             if len_or_fail(tool_calls, index) != 1:  # L108-110
-                raise _raise_exception(variables, _MSG_SINGLE_CALL, "line 109")
+                raise TemplateError(_MSG_SINGLE_CALL)
             # L111: message.tool_calls[0].function
             first_call = item(tool_calls, 0)
             if type(first_call) is dict:
