@@ -149,12 +149,15 @@ def test_the_limit_counts_containers(shape):
     at_limit = [{"role": "user", "content": nest("x", LIMIT - 2, shape)}]
     beyond = [{"role": "user", "content": nest("x", LIMIT - 1, shape)}]
     assert depth(at_limit) == LIMIT and depth(beyond) == LIMIT + 1
-    _core.check_input(at_limit, {})
+    def check(messages: Any, variables: dict[str, Any]) -> None:  # the core with a port that renders ""
+        assert _core.render("any", lambda m, v, now: "", frozenset(), messages, None, variables) == ""
+
+    check(at_limit, {})
     with pytest.raises(NestingTooDeep):
-        _core.check_input(beyond, {})
-    _core.check_input([], {"tools": nest("x", LIMIT, shape)})
+        check(beyond, {})
+    check([], {"tools": nest("x", LIMIT, shape)})
     with pytest.raises(NestingTooDeep):
-        _core.check_input([], {"tools": nest("x", LIMIT + 1, shape)})
+        check([], {"tools": nest("x", LIMIT + 1, shape)})
 
 
 # ------------------------------------------------------------------ the nesting limit, both layers

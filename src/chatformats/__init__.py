@@ -84,6 +84,8 @@ __all__ = [
 #: The deepest nesting of containers either layer accepts (see ``docs/guarantees.md``).
 NESTING_LIMIT = _core.NESTING_LIMIT
 
+_PORTS = _registry._PORTS
+
 
 def render(name: str, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
     """Render ``messages`` with the chat template of format ``name``.
@@ -102,5 +104,8 @@ def render(name: str, messages: Any, *, now: datetime | None = None, **variables
     :class:`ChatFormatError` (see :mod:`chatformats.errors` for the mapping).  A variable named
     ``self`` is a ``TypeError``, as in ``Template.render``.
     """
-    port, calls = _registry.port(name)
+    try:
+        port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
+    except (KeyError, TypeError):
+        port, calls = _registry.port(name)
     return _core.render(name, port, calls, messages, now, variables)

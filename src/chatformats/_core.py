@@ -4,7 +4,8 @@
 table, ``chatformats._registry.port``, gives it):
 
 1. **The call itself**: a variable named ``self`` fails as ``Template.render`` fails.
-2. **The input check** (:func:`check_input`, :func:`check_json_like`): every value is JSON-like
+2. **The input check** (:func:`check_json_like`): ``messages`` is a list or tuple, and it and
+   every variable are JSON-like
    data nested at most :data:`NESTING_LIMIT` containers deep, else :class:`InvalidConversation`
    / :class:`NestingTooDeep`, before anything renders.
 3. **The clock** (:func:`clock`): ``now``, the time behind ``strftime_now``.
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     #: A port: ``render(messages, variables, now) -> str``.
     PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
-__all__ = ["NESTING_LIMIT", "render", "check_input", "check_json_like", "clock", "call_port",
+__all__ = ["NESTING_LIMIT", "render", "check_json_like", "clock", "call_port",
            "not_callable"]
 
 #: The deepest nesting either layer accepts: a value (``messages``, or one variable) whose
@@ -58,12 +59,25 @@ _CONTAINERS = frozenset((dict, list, tuple))
 def render(name: str, port: PortFunction, calls: frozenset[str], messages: Any, now: Any,
            variables: Mapping[str, Any]) -> str:
     """The template layer with format ``name``'s ``port`` (whose template calls ``calls``):
-    the call checked as ``Template.render(messages=..., **variables)`` checks it, the input
-    checked, the clock read, and the port called behind the safety net."""
+    the call checked as ``Template.render(messages=..., **variables)`` checks it; the input
+    checked (``messages`` a list or tuple; it and every variable JSON-like data within
+    :data:`NESTING_LIMIT`, see :func:`check_json_like`); the clock read (:func:`clock`, inlined:
+    this runs on every render); the port called behind the safety net."""
     if "self" in variables:
         raise TypeError("Template.render() got multiple values for argument 'self'")
-    check_input(messages, variables)
-    return call_port(name, port, calls, messages, variables, clock(now))
+    if type(messages) is not list and type(messages) is not tuple:
+        raise InvalidConversation(
+            f"messages must be a list of messages, not {type(messages).__name__}"
+        )
+    check_json_like(messages, "messages")
+    for key, value in variables.items():
+        if type(value) not in _LEAVES:  # a flag or a token needs no walk
+            check_json_like(value, key)
+    if now is None:
+        now = datetime.now()
+    elif not isinstance(now, datetime):
+        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+    return call_port(name, port, calls, messages, variables, now)
 
 
 # ------------------------------------------------------------------ the clock
@@ -80,19 +94,6 @@ def clock(now: Any) -> datetime:
 
 
 # ------------------------------------------------------------------ the input check
-
-
-def check_input(messages: Any, variables: Mapping[str, Any]) -> None:
-    """The input check of both layers: ``messages`` is a list or tuple, and it and every
-    variable are JSON-like data within :data:`NESTING_LIMIT` (see :func:`check_json_like`)."""
-    if type(messages) is not list and type(messages) is not tuple:
-        raise InvalidConversation(
-            f"messages must be a list of messages, not {type(messages).__name__}"
-        )
-    check_json_like(messages, "messages")
-    for key, value in variables.items():
-        if type(value) not in _LEAVES:  # a flag or a token needs no walk
-            check_json_like(value, key)
 
 
 def check_json_like(value: Any, path: str) -> None:

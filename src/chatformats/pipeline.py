@@ -49,6 +49,7 @@ from typing import Any, List, Union
 from . import _core
 from ._core import NESTING_LIMIT
 from ._registry import get_format
+from ._registry import _PORTS
 from ._registry import port as _registry_port
 from .errors import ChatFormatError, InvalidConversation, NestingTooDeep, PipelineTypeError, ToolSchemaError
 
@@ -353,15 +354,17 @@ def apply_chat_template(
     ``conversation``).
     """
     fmt = get_format(name)
-    port, calls = _registry_port(name)
+    try:
+        port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
+    except KeyError:
+        port, calls = _registry_port(name)
     now = _core.clock(now)
 
     # transformers' own parameters, which never reach the template, in the order it reads them.
     sanitize_control_tokens: Any = False
     if kwargs:
-        for clash, message in _CLASHES.items():
-            if clash in kwargs:
-                raise TypeError(message)
+        if "self" in kwargs or "conversation" in kwargs:
+            raise TypeError(_CLASHES["self" if "self" in kwargs else "conversation"])
         if _truth(kwargs.pop("tokenize", False)):  # ``if not tokenize:``, its first statement
             raise TypeError("chatformats.apply_chat_template renders text only: tokenize must be False")
         kwargs.pop("return_dict", None)  # with tokenize=False, transformers sets it to False
@@ -391,14 +394,14 @@ def apply_chat_template(
             conversations = [_conversation(messages)]
             is_batched = False
 
-        if _truth(continue_final_message) and _truth(add_generation_prompt):
+        if continue_final_message is not False and _truth(continue_final_message) and _truth(add_generation_prompt):
             raise InvalidConversation(
                 "continue_final_message and add_generation_prompt are not compatible. Use "
                 "continue_final_message when you want the model to continue the final message, and "
                 "add_generation_prompt when you want to add a header that will prompt it to start a "
                 "new assistant message instead."
             )
-        if _truth(sanitize_control_tokens):
+        if sanitize_control_tokens is not False and _truth(sanitize_control_tokens):
             raise InvalidConversation(
                 "`sanitize_control_tokens=True` requires `tokenize=True` and is not compatible with "
                 "`return_assistant_tokens_mask=True`."
