@@ -294,7 +294,7 @@ def call_port(name: str, port: PortFunction, calls: frozenset[str], messages: An
 
     - ``raise_exception``: the template's only way to raise :class:`TemplateError`, so the port's
       ``TemplateError`` becomes that ``TypeError`` (every call's argument is a literal string,
-      which ``tests/test_registry.py`` checks, so nothing else can fail first);
+      which ``tests/test_core.py`` checks, so nothing else can fail first);
     - ``strftime_now``: the clock becomes the caller's value, which fails when read;
     - ``namespace``: the ports model ``namespace(...)`` as a record, and check the caller's
       variables where the template calls it (``_jinja.namespace``).

@@ -52,7 +52,7 @@ class ChatFormat:
     template_sha256: str
     #: The environment globals the template calls (``raise_exception``, ``strftime_now``,
     #: ``namespace``, ...): a caller variable of the same name shadows the global and makes the
-    #: call fail, as in jinja2 (``chatformats._core.call_port``).  ``tests/test_registry.py``
+    #: call fail, as in jinja2 (``chatformats._core.call_port``).  ``tests/test_core.py``
     #: checks this against the template's syntax tree.
     calls: frozenset[str]
     description: str
