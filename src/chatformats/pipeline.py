@@ -82,23 +82,29 @@ def _is_numpy_scalar(value: Any) -> bool:
     return np is not None and isinstance(value, np.generic)
 
 
-def _too_deep(depth: int) -> NestingTooDeep:  # noqa: ARG001 — the depth of the refused value
+def _too_deep() -> NestingTooDeep:
     return NestingTooDeep(
         f"input is nested more than {NESTING_LIMIT} levels deep (the nesting limit; see "
         "docs/guarantees.md)"
     )
 
 
-def _plain(value: Any, depth: int) -> Any:
+def _room(depth: int) -> int:
+    """The ``room`` of a value at nesting level ``depth``: how many levels of containers fit
+    from there within :data:`NESTING_LIMIT` (a container with no room left is refused)."""
+    return NESTING_LIMIT - depth + 1
+
+
+def _plain(value: Any, room: int) -> Any:
     """transformers' ``_plain_template_data``, branch for branch and in its order (exact
-    dicts, lists and tuples first: no subclass test can match them); ``depth`` is the nesting
-    level of ``value`` (a container deeper than :data:`NESTING_LIMIT` is refused)."""
+    dicts, lists and tuples first: no subclass test can match them); ``room`` as
+    :func:`_room` (counted down, so the check costs no global lookup)."""
     tp = type(value)
     if tp in _EXACT_SCALARS:
         return value
-    if depth > NESTING_LIMIT and (tp is dict or tp is list or tp is tuple):
-        raise _too_deep(depth)
-    below = depth + 1
+    if not room and (tp is dict or tp is list or tp is tuple):
+        raise _too_deep()
+    below = room - 1
     if tp is dict:
         out = {}
         for key, item in value.items():
@@ -118,8 +124,8 @@ def _plain(value: Any, depth: int) -> Any:
         return int.__int__(value)
     if isinstance(value, float):
         return float.__float__(value)
-    if depth > NESTING_LIMIT and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
-        raise _too_deep(depth)
+    if not room and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
+        raise _too_deep()
     if isinstance(value, Mapping):
         return {_plain(key, below): _plain(item, below) for key, item in value.items()}
     if isinstance(value, list):
@@ -127,11 +133,11 @@ def _plain(value: Any, depth: int) -> Any:
     if isinstance(value, tuple):
         return tuple([_plain(item, below) for item in value])
     if _is_numpy_scalar(value):
-        return _plain(value.item(), depth)
+        return _plain(value.item(), room)
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name), below) for f in fields(value)}
     if callable(getattr(value, "model_dump", None)):
-        return _plain(value.model_dump(), depth)
+        return _plain(value.model_dump(), room)
     return f"<{type(value).__name__}>"
 
 
@@ -160,22 +166,22 @@ def _is_object(value: Any) -> bool:
     )
 
 
-def _fused(value: Any, depth: int) -> Any:
+def _fused(value: Any, room: int) -> Any:
     """``_plain_template_data(_message_objects_to_dicts(value))`` in one pass.
 
     The first walk turns mappings, dataclasses and ``model_dump`` objects into dicts (keys
     untouched) and leaves everything else as is; the second rebuilds plain data.  Composed:
     containers and message objects are walked in the first walk's order (so user code runs in
     transformers' order), keys are converted by the second walk alone, and what the first walk
-    leaves alone gets the second's treatment (which cannot fail on it).  ``depth`` as
+    leaves alone gets the second's treatment (which cannot fail on it).  ``room`` as
     :func:`_plain`'s.
     """
     tp = type(value)
     if tp in _EXACT_SCALARS:
         return value
-    if depth > NESTING_LIMIT and (tp is dict or tp is list or tp is tuple):
-        raise _too_deep(depth)
-    below = depth + 1
+    if not room and (tp is dict or tp is list or tp is tuple):
+        raise _too_deep()
+    below = room - 1
     if tp is dict:
         out = {}
         for key, item in value.items():
@@ -189,8 +195,8 @@ def _fused(value: Any, depth: int) -> Any:
         return [item if type(item) in _EXACT_SCALARS else _fused(item, below) for item in value]
     if tp is tuple:
         return tuple([item if type(item) in _EXACT_SCALARS else _fused(item, below) for item in value])
-    if depth > NESTING_LIMIT and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
-        raise _too_deep(depth)
+    if not room and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
+        raise _too_deep()
     if isinstance(value, Mapping):
         return {_plain(key, below): _fused(item, below) for key, item in value.items()}
     if isinstance(value, list):
@@ -200,8 +206,12 @@ def _fused(value: Any, depth: int) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _fused(getattr(value, f.name), below) for f in fields(value)}
     if callable(getattr(value, "model_dump", None)):
-        return _fused(value.model_dump(), depth)
-    return _plain(value, depth)
+        return _fused(value.model_dump(), room)
+    return _plain(value, room)
+
+
+#: The room of a message's values (level 3: the conversation is level 1, a message level 2).
+_ROOM_IN_MESSAGE = _room(3)
 
 
 def _not_a_message(message: Any) -> PipelineTypeError:
@@ -244,7 +254,7 @@ def _message(message: Any) -> dict[Any, Any] | PipelineTypeError:
         if tp is str or tp is int or tp is bool or tp is float:
             pass
         elif tp is dict or tp is list or tp is tuple:
-            value = _fused(value, 3)
+            value = _fused(value, _ROOM_IN_MESSAGE)
         elif value is None:
             continue
         else:
@@ -254,8 +264,8 @@ def _message(message: Any) -> dict[Any, Any] | PipelineTypeError:
                 value = value.model_dump()
             if value is None:
                 continue
-            value = _fused(value, 3)
-        out[key if type(key) is str else _plain(key, 3)] = value
+            value = _fused(value, _ROOM_IN_MESSAGE)
+        out[key if type(key) is str else _plain(key, _ROOM_IN_MESSAGE)] = value
     if "reasoning_content" in out or "thinking" in out or "reasoning" in out:
         return _alias_reasoning(out)
     return out
@@ -267,9 +277,8 @@ def _conversation(conversation: Any) -> list[dict[Any, Any]]:
     messages = getattr(conversation, "messages", conversation)
     if isinstance(messages, (list, tuple)) and not isinstance(messages, Mapping):
         out = [_message(message) for message in messages]
-        for message in out:
-            if type(message) is PipelineTypeError:
-                raise message
+        if PipelineTypeError in map(type, out):  # the first message that is not a dict
+            raise next(message for message in out if type(message) is PipelineTypeError)
         return out  # type: ignore[return-value]
     # Any other object (a mapping, a generator, a string, ...): transformers' steps one by one.
     normalized = []
@@ -277,7 +286,7 @@ def _conversation(conversation: Any) -> list[dict[Any, Any]]:
         if not isinstance(message, dict):
             raise _not_a_message(message)
         normalized.append({key: value for key, value in message.items() if value is not None})
-    return [_alias_reasoning(_plain(message, 2)) for message in normalized]
+    return [_alias_reasoning(_plain(message, _room(2))) for message in normalized]
 
 
 # ------------------------------------------------------------------ tools
@@ -421,9 +430,9 @@ def apply_chat_template(
                     raise PipelineTypeError(
                         "Documents should be a list of dicts with 'title' and 'text' keys!"
                     )
-        variables = _plain(template_kwargs, 0)
-        variables["tools"] = _plain(tool_schemas, 1)
-        variables["documents"] = _plain(documents, 1)
+        variables = _plain(template_kwargs, _room(0))  # each variable is at level 1
+        variables["tools"] = _plain(tool_schemas, _room(1))
+        variables["documents"] = _plain(documents, _room(1))
     except ChatFormatError:
         raise
     except RecursionError:
