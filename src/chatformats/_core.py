@@ -301,7 +301,7 @@ def call_port(name: str, port: PortFunction, calls: frozenset[str], messages: An
 
     The safety net: a ``RecursionError`` becomes :class:`NestingTooDeep`, any other exception
     that is not a :class:`ChatFormatError` an :class:`InternalError` (a port bug: the tests fail
-    on one).  ``MemoryError`` and ``KeyboardInterrupt`` pass unchanged."""
+    on one)."""
     shadow_raise = False
     if variables and not calls.isdisjoint(variables):
         if "strftime_now" in calls and "strftime_now" in variables:
