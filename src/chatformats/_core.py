@@ -5,9 +5,8 @@ table, ``chatformats._registry.port``, gives it):
 
 1. **The call itself**: a variable named ``self`` fails as ``Template.render`` fails.
 2. **The input check** (:func:`check_json_like`): ``messages`` is a list or tuple, and it and
-   every variable are JSON-like
-   data nested at most :data:`NESTING_LIMIT` containers deep, else :class:`InvalidConversation`
-   / :class:`NestingTooDeep`, before anything renders.
+   every variable are JSON-like data nested at most :data:`NESTING_LIMIT` containers deep, else
+   :class:`InvalidConversation` / :class:`NestingTooDeep`, before anything renders.
 3. **The clock** (:func:`clock`): ``now``, the time behind ``strftime_now``.
 4. **The shadowed globals** and **the safety net** (:func:`call_port`): a caller variable named
    like a global the template calls shadows that global, as in jinja2; every exception a port
@@ -39,8 +38,7 @@ if TYPE_CHECKING:
     #: A port: ``render(messages, variables, now) -> str``.
     PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
-__all__ = ["NESTING_LIMIT", "render", "check_json_like", "clock", "call_port",
-           "not_callable"]
+__all__ = ["NESTING_LIMIT", "render", "check_json_like", "clock", "call_port", "not_callable"]
 
 #: The deepest nesting either layer accepts: a value (``messages``, or one variable) whose
 #: containers (dict, list, tuple) nest deeper than this is refused with :class:`NestingTooDeep`
