@@ -13,6 +13,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from . import jinja_env
+
+
 # ---------------------------------------------------------------- text
 
 FRAGMENTS = [
@@ -249,7 +252,22 @@ conversations = st.one_of(realistic_conversation(), adversarial_messages)
 variable_values = st.one_of(st.booleans(), st.none(), st.integers(-1, 2), texts, json_value)
 
 
+#: The globals of transformers' environment (jinja2's own included): a caller variable of one
+#: of these names shadows the global, and a template that calls it then fails.
+ENVIRONMENT_GLOBALS = sorted(jinja_env.ENVIRONMENT_GLOBALS)
+
+shadowing_globals = st.dictionaries(
+    st.sampled_from(ENVIRONMENT_GLOBALS),
+    st.one_of(st.none(), st.booleans(), st.integers(-1, 2), short_texts, json_value),
+    min_size=1, max_size=2,
+)
+"""Variables named like environment globals, with any JSON value (none is callable)."""
+
+
 def variables(**per_name: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
     """Template variables, each independently passed (with a value from its strategy) or not
-    passed at all (undefined to the template)."""
-    return st.fixed_dictionaries({}, optional=per_name)
+    passed at all (undefined to the template); one time in eight, also a variable or two named
+    like an environment global (:data:`shadowing_globals`)."""
+    own = st.fixed_dictionaries({}, optional=per_name)
+    with_globals = st.builds(lambda mine, shadowing: {**mine, **shadowing}, own, shadowing_globals)
+    return st.one_of(own, own, own, own, own, own, own, with_globals)

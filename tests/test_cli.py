@@ -682,16 +682,15 @@ def _break_port(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
 
 def _replace_port(monkeypatch: pytest.MonkeyPatch, name: str, make: Any) -> None:
     """Replace the port of ``name`` by ``make(real_port)`` wherever it is looked up (the port
-    module, and the caches of ports of ``chatformats.render`` and ``apply_chat_template``)."""
+    module, and the registry's port table)."""
     import importlib
 
     module = importlib.import_module(f"chatformats.ports.{chatformats.get_format(name).module}")
     fake = make(module.render)
     monkeypatch.setattr(module, "render", fake)
-    for holder in (chatformats, importlib.import_module("chatformats.pipeline")):
-        ports = getattr(holder, "_PORTS", None)
-        if isinstance(ports, dict):
-            monkeypatch.setitem(ports, name, fake)
+    registry = importlib.import_module("chatformats._registry")
+    port, calls = registry.port(name)  # the port table, which both layers read
+    monkeypatch.setitem(registry._PORTS, name, (fake, calls))
 
 
 @pytest.mark.parametrize("layer", ["template", "pipeline"])

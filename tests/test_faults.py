@@ -37,7 +37,7 @@ from chatformats import (
     apply_chat_template,
     render,
 )
-from chatformats import _jinja as J
+from chatformats import _core as J
 
 from . import golden
 
@@ -70,13 +70,15 @@ def _primitives(module: Any) -> list[str]:
 def test_resource_errors_from_the_port_pass_through(name: str, error: type, monkeypatch: Any) -> None:
     """A resource error raised anywhere in a port reaches the caller as itself, at both layers
     (before: ``MemoryError`` became ``InternalError``)."""
-    module = _port_module(name)
+    _port_module(name)  # imported, with the modules it renders through
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise error("injected")
 
-    for primitive in _primitives(module):
-        monkeypatch.setattr(module, primitive, fail)
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith("chatformats.ports."):  # a variant renders through its original
+            for primitive in _primitives(module):
+                monkeypatch.setattr(module, primitive, fail)
     for layer in (render, apply_chat_template):
         with pytest.raises(error) as info:
             layer(name, RICH, now=NOW)
@@ -115,7 +117,7 @@ def test_a_list_whose_len_raises() -> None:
         def __len__(self) -> int:
             raise RuntimeError("no length")
 
-    with pytest.raises(InvalidConversation, match="RuntimeError: no length"):
+    with pytest.raises(InvalidConversation, match="^no length$"):
         apply_chat_template("cogito", Messages(CHAT), now=NOW)
 
 
@@ -139,7 +141,8 @@ def test_a_flag_whose_bool_raises(param: str) -> None:
     kwargs: dict[str, Any] = {param: Flag()}
     if param == "add_generation_prompt":
         kwargs["continue_final_message"] = True  # its truth is taken only then
-    with pytest.raises(InvalidConversation, match=f"{param}: its truth value cannot be taken"):
+    # transformers lets the exception through; chatformats types it, with its message verbatim.
+    with pytest.raises(InvalidConversation, match="^no truth$"):
         apply_chat_template("cogito", CHAT, now=NOW, **kwargs)
 
 
@@ -224,7 +227,10 @@ def test_input_changed_during_a_render_is_concurrent_modification(monkeypatch: A
 def test_the_safety_net_tells_a_bug_from_a_change() -> None:
     """A port that fails on the input as it is now is a bug (``InternalError``); one that
     fails only on the input as it was is a change (``ConcurrentModification``)."""
-    from chatformats import _call_port
+    from chatformats._core import call_port
+
+    def _call_port(name: str, port: Any, messages: Any, variables: Any, now: Any) -> str:
+        return call_port(name, port, frozenset(), messages, variables, now)
 
     def buggy(messages: Any, variables: Any, now: Any) -> str:
         return messages[len(messages)]["content"]  # always out of range

@@ -67,9 +67,12 @@ def test_any_input_gives_text_or_chatformaterror(name: str, messages: Any, varia
     note(f"outcome: {outcome!r}"[:2000])
     if fuzz.is_foreign(messages, variables) or type(messages) not in (list, tuple):
         assert isinstance(outcome, InvalidConversation), f"accepted input that is not JSON-like: {outcome!r}"[:500]
+    elif fuzz.input_depth(messages, variables) > fuzz.GUARANTEED_DEPTH:
+        assert isinstance(outcome, NestingTooDeep), (
+            f"an input nested beyond the limit ({fuzz.GUARANTEED_DEPTH}) gave {outcome!r}"[:500])
     elif isinstance(outcome, NestingTooDeep):
         depth = fuzz.input_depth(messages, variables)
-        assert depth > fuzz.GUARANTEED_DEPTH, (
+        raise AssertionError(
             f"NestingTooDeep for an input nested only {depth} levels deep "
             f"(documented: never at {fuzz.GUARANTEED_DEPTH} or less): {outcome}")
     elif not isinstance(outcome, ChatFormatError):

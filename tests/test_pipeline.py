@@ -30,13 +30,13 @@ from hypothesis.errors import InvalidArgument
 from hypothesis import strategies as st
 
 import chatformats
-from chatformats import ChatFormatError, InternalError, TemplateError
-from chatformats.pipeline import PipelineTypeError, ToolSchemaError
+from chatformats import ChatFormatError, InternalError, InvalidConversation, NestingTooDeep, TemplateError
+from chatformats.errors import PipelineTypeError, ToolSchemaError
 
 from . import strategies as s
 from . import transformers_oracle as T
 from .oracle import FIXED_NOW, Outcome
-from .parity import diff
+from .parity import beyond_limit, diff, expected_class
 
 pytest.importorskip("transformers")
 np = pytest.importorskip("numpy")
@@ -427,20 +427,16 @@ def _note(text: str, outcome: Optional[str] = None) -> None:
         pass
 
 
-# Functions of transformers that the *template* calls: a failure there is the template's.
-_TEMPLATE_ENVIRONMENT = {"raise_exception", "tojson", "strftime_now", "__call__", "fromkeys", "__init__",
-                         "__setitem__", "_check_name"}
-
-
 def _raised_by_pipeline(exc: BaseException) -> bool:
-    """Whether transformers' pipeline code (not the template) raised ``exc``."""
+    """Whether transformers' pipeline code (not the template) raised ``exc``: no frame of its
+    traceback is the compiled template's (jinja2 compiles a template string as ``<template>``;
+    what the template calls — ``raise_exception``, ``tojson``, ``namespace`` — runs below it)."""
     tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            return False
         tb = tb.tb_next
-    if tb is None:
-        return False
-    code = tb.tb_frame.f_code
-    return "/transformers/" in code.co_filename.replace("\\", "/") and code.co_name not in _TEMPLATE_ENVIRONMENT
+    return True
 
 
 def transformers_outcome(name: str, messages: Any, kwargs: Dict[str, Any]) -> Tuple[Outcome, Optional[BaseException]]:
@@ -474,20 +470,32 @@ def _compare(name: str, messages: Any, kwargs: Dict[str, Any], expected: Outcome
         raise AssertionError(f"apply_chat_template raised an InternalError: {err}") from err
     except ChatFormatError as err:
         _note(f"chatformats: {type(err).__name__}: {err}")
+        if isinstance(err, NestingTooDeep) and beyond_limit(messages, *kwargs.values()):
+            return  # the declared limit: refused before rendering, whatever transformers does
         if expected.ok:
             raise AssertionError(f"transformers rendered but chatformats raised {type(err).__name__}: {err}\n"
                                  f"transformers: {expected.text!r}") from err
         assert exc is not None
         if expected.kind == "raise_exception" or isinstance(err, TemplateError):
             assert (type(err) is TemplateError, str(err)) == (expected.kind == "raise_exception", expected.message)
-        if _raised_by_pipeline(exc):  # transformers' pipeline failed: same message, same kind of exception
+        if type(exc) is RecursionError:
+            assert isinstance(err, NestingTooDeep), (type(err), err)
+        elif _raised_by_pipeline(exc):  # transformers' pipeline failed: same message, same kind of exception
             # Reworded shape errors carry transformers' own message, compared verbatim.
             said = getattr(err, "transformers_message", str(err))
             assert said == expected.message, (said, expected.message)
             if type(exc).__name__ in ("TypeHintParsingException", "DocstringParsingException"):
                 assert isinstance(err, ToolSchemaError)
-            else:
-                assert isinstance(err, type(exc)), (type(err), type(exc))
+            elif isinstance(exc, TypeError):
+                assert isinstance(err, PipelineTypeError), (type(err), type(exc))
+            else:  # a ValueError (JSONDecodeError, ...) or a user object's own exception
+                assert type(err) is InvalidConversation, (type(err), type(exc))
+        else:  # the template failed: the error class the parity contract maps its exception to
+            assert type(err).__name__ == expected_class(expected.exc_type), (
+                f"transformers: {expected.exc_type}: {expected.message}; chatformats: {type(err).__name__}: {err}")
+        return
+    except TypeError as err:  # API misuse: a keyword transformers' own signatures refuse too
+        assert expected.exc_type == "TypeError" and (expected.message or "").endswith(str(err)), (expected, err)
         return
     _note(f"chatformats: {got!r}")
     text = got if isinstance(got, str) else repr(got)

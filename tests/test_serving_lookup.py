@@ -71,7 +71,7 @@ def test_a_variants_model_is_refused_with_the_reason():
     # id is refused with the reason rather than served by the variant.
     model = "meta-llama/Llama-3.2-11B-Vision-Instruct"
     assert chatformats.get_format(model).name == "llama-3.2-vision-2024-09"
-    from chatformats._lookup import lookup
+    from chatformats._registry import lookup
 
     variant = chatformats.get_format("llama-3.2-vision-variant")
     assert variant.variant_of == model and not variant.model_ids
@@ -168,7 +168,7 @@ def test_from_pretrained_agrees_with_transformers(tmp_path, name, layout):
     assert chatformats.detect(tok.get_chat_template()) == chatformats.get_format(name)
     with T.fixed_clock():
         expected = tok.apply_chat_template(MESSAGES, tokenize=False, add_generation_prompt=True)
-    assert fmt.apply_chat_template(MESSAGES, add_generation_prompt=True, now=FIXED_NOW) == expected
+    assert chatformats.apply_chat_template(fmt, MESSAGES, add_generation_prompt=True, now=FIXED_NOW) == expected
     assert chatformats.from_pretrained(str(folder)) == fmt  # a str path too
     assert pickle.loads(pickle.dumps(fmt)) == fmt
 
@@ -182,7 +182,7 @@ def test_from_pretrained_reads_a_processors_chat_template_json(tmp_path):
     (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     fmt = chatformats.from_pretrained(folder)
     assert fmt.name == "minicpm-v-4.6-thinking"
-    assert fmt.apply_chat_template(MESSAGES, now=FIXED_NOW) == \
+    assert chatformats.apply_chat_template(fmt, MESSAGES, now=FIXED_NOW) == \
         chatformats.apply_chat_template("minicpm-v-4.6-thinking", MESSAGES, now=FIXED_NOW)
 
 
@@ -202,7 +202,7 @@ def test_from_pretrained_binds_the_folders_own_tokens(tmp_path):
     with T.fixed_clock():
         expected = tok.apply_chat_template(MESSAGES, tokenize=False)
     assert expected.startswith("<s>")
-    assert fmt.apply_chat_template(MESSAGES, now=FIXED_NOW) == expected
+    assert chatformats.apply_chat_template(fmt, MESSAGES, now=FIXED_NOW) == expected
     assert chatformats.render(fmt, MESSAGES, bos_token="<s>") == fmt.render(MESSAGES, bos_token="<s>")
 
 

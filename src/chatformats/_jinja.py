@@ -7,8 +7,8 @@ Each docstring states the jinja2 definition and an example written as ``{{ ... }
 ``tests/test_jinja_core.py`` checks every one against jinja2 itself on generated values.
 
 Inputs are JSON-like data (``dict``, ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``,
-``None``, exact types): :func:`check_json_like` enforces that once per render, so the hot paths
-below can test exact types.
+``None``, exact types): the render core (``chatformats._core.check_json_like``) enforces that
+once per render, so the hot paths below can test exact types.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import json.encoder
 from datetime import datetime
-from typing import Any, Callable, Iterable, NoReturn
+from typing import Any, Callable, Iterable, Mapping, NoReturn
 
 from .errors import (
+    ChatFormatError,
     InvalidConversation,
     NestingTooDeep,
     TemplateTypeError,
@@ -43,7 +44,7 @@ __all__ = [
     "is_sequence",
     "need_str",
     "concat_error",
-    "check_json_like",
+    "namespace",
     "type_name",
 ]
 
@@ -92,7 +93,6 @@ class Missing:
 #: The one undefined value.
 MISSING = Missing()
 
-_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 
 def type_name(value: Any) -> str:
@@ -308,186 +308,20 @@ def need_str(value: Any, path: str) -> str:
     raise concat_error(value, path)
 
 
-def check_json_like(value: Any, path: str) -> None:
-    """Refuse what is not JSON-like data with :class:`InvalidConversation` naming its path.
+def namespace(variables: Mapping[str, Any]) -> None:
+    """``namespace(...)``, transformers' global, which the ports model as a record: the call
+    itself, which fails only when the caller passed a variable named ``namespace`` (jinja2 looks
+    a name up in the render's variables before the environment's globals, and no JSON value is
+    callable)::
 
-    Accepted: ``dict`` (keys ``str``, ``int``, ``float``, ``bool`` or ``None``), ``list``,
-    ``tuple``, ``str``, ``int``, ``float``, ``bool``, ``None`` — exact types, nested to any
-    depth (the walk is iterative), shared or even cyclic references included.  Subclasses
-    (enums, ``OrderedDict``, numpy scalars) and other objects are refused: Jinja would read
-    their attributes, which a port does not model.  ``apply_chat_template`` converts such values
-    the way transformers does before they get here.
+        {% set ns = namespace(a=1) %} with namespace=1 -> TypeError ('int' object is not callable)
 
-    This walk runs on every render, so it runs twice only on failure: :func:`_is_json_like`
-    answers first (its common case — a list of dicts of strings — is one tight loop, and it
-    tracks no paths); only when it finds something to refuse does the walk below run, to name
-    the path.
-    """
-    try:
-        if type(value) in _LEAVES or _is_json_like(value):
-            return
-        _refuse(value, path)
-    except RuntimeError as exc:  # only exact dicts, lists and tuples are iterated here
-        from ._safety import concurrent, is_mutation
+    A port calls this where its template calls ``namespace(...)``; the other globals a caller
+    can shadow are the render core's (``chatformats._core.call_port``)."""
+    if "namespace" in variables:
+        from ._core import not_callable
 
-        if is_mutation(exc):
-            raise concurrent(path) from None
-        raise
-
-
-def _refuse(value: Any, path: str) -> None:
-    """:func:`check_json_like`'s second walk: the path of the first value it refuses."""
-    stack: list[tuple[Any, Any]] = []
-    push = stack.append
-    if type(value) is list or type(value) is tuple:
-        # The top level: usually messages, each a dict of strings.
-        for index, sub in enumerate(value):
-            if type(sub) is dict:
-                for key, leaf in sub.items():
-                    if type(leaf) is not str and type(leaf) not in _LEAVES:  # str: most leaves
-                        push((leaf, ((None, index), key)))
-                    if type(key) is not str and type(key) not in _LEAVES:
-                        push((sub, (None, index)))  # the general walk names the bad key
-            elif type(sub) not in _LEAVES:
-                push((sub, (None, index)))
-    else:
-        push((value, None))
-    seen: set[int] = set()
-    while stack:
-        obj, where = stack.pop()
-        tp = type(obj)
-        if tp in _LEAVES:
-            continue
-        if tp is dict:
-            if id(obj) in seen:
-                continue
-            seen.add(id(obj))
-            for key, sub in obj.items():
-                if type(key) not in _LEAVES:
-                    raise InvalidConversation(
-                        f"{_path(path, where)} has a key of type {type(key).__name__}; keys must be strings"
-                    )
-                if type(sub) not in _LEAVES:
-                    push((sub, (where, key)))
-        elif tp is list or tp is tuple:
-            if id(obj) in seen:
-                continue
-            seen.add(id(obj))
-            for index, sub in enumerate(obj):
-                if type(sub) not in _LEAVES:
-                    push((sub, (where, index)))
-        else:
-            raise InvalidConversation(
-                f"{_path(path, where)} is a {tp.__module__}.{tp.__qualname__}, not JSON-like data "
-                "(dict, list, tuple, str, int, float, bool or None)"
-            )
-
-
-def _is_json_like(value: Any) -> bool:
-    """Whether :func:`check_json_like` accepts ``value``, without building any path.
-
-    Conversations are trees, so the walk first keeps no visited set (an ``id()`` and a set
-    insertion per container are a quarter of its time on nested tool schemas).  Shared or cyclic
-    references would make that walk repeat itself, so after :data:`_TREE_BUDGET` containers it
-    goes on with a visited set from where it is: the work done is kept (no walk starts again),
-    so the cost grows with the input without a step at the budget."""
-    leaves = _LEAVES
-    stack: list[Any] = []
-    push = stack.append
-    if type(value) is list or type(value) is tuple:
-        for sub in value:  # the top level: usually messages, each a dict of strings
-            if type(sub) is dict:
-                for key, leaf in sub.items():
-                    if type(leaf) is not str and type(leaf) not in leaves:
-                        push(leaf)
-                    if type(key) is not str and type(key) not in leaves:
-                        return False
-            elif type(sub) not in leaves:
-                push(sub)
-        if not stack:  # a plain chat: only strings below the messages
-            return True
-    else:
-        push(value)
-    return _walk_json_like(stack, None)
-
-
-_CONTAINERS = frozenset((dict, list, tuple))
-#: Containers :func:`_is_json_like` pops before it assumes shared references and goes on with a
-#: visited set (a cycle would otherwise never end; a DAG could take exponential time).
-_TREE_BUDGET = 100_000
-
-
-def _is_json_like_graph(value: Any) -> bool:
-    """:func:`_is_json_like` for any graph: each container is walked once (by ``id``)."""
-    return _walk_json_like([value], set())
-
-
-def _walk_json_like(stack: list[Any], seen: set[int] | None) -> bool:
-    """Pop and check what is on ``stack`` and everything below it.  With ``seen``, each
-    container is walked once (by ``id``); without it, the walk assumes a tree for
-    :data:`_TREE_BUDGET` containers, then goes on from the same stack with a visited set.
-
-    The switch bounds the work: at most :data:`_TREE_BUDGET` containers are popped before it
-    (however often a shared container comes round), and each container at most once after it.
-    """
-    leaves = _LEAVES
-    containers = _CONTAINERS
-    push = stack.append
-    pop = stack.pop
-    budget = _TREE_BUDGET
-    while stack:
-        obj = pop()
-        if seen is None:
-            budget -= 1
-            if budget <= 0:  # shared or cyclic references, or a large tree: keep what is done
-                seen = set()
-        elif id(obj) in seen:
-            continue
-        else:
-            seen.add(id(obj))
-        tp = type(obj)
-        if tp is dict:
-            for key, sub in obj.items():
-                if type(key) is not str and type(key) not in leaves:
-                    return False
-                tp = type(sub)
-                if tp is str or tp in leaves:
-                    continue
-                if tp in containers:
-                    push(sub)
-                else:
-                    return False
-        elif tp is list or tp is tuple:
-            for sub in obj:
-                tp = type(sub)
-                if tp is str or tp in leaves:
-                    continue
-                if tp in containers:
-                    push(sub)
-                else:
-                    return False
-        elif tp not in leaves:
-            return False
-    return True
-
-
-def _path(root: str, where: Any) -> str:
-    parts: list[str] = []
-    while where is not None:
-        where, key = where
-        parts.append(f".{key}" if type(key) is str and key.isidentifier() else f"[{_key_repr(key)}]")
-    return root + "".join(reversed(parts))
-
-
-def _key_repr(key: Any) -> str:
-    """``repr(key)``, except for an integer too long for ``repr`` (more than
-    ``sys.get_int_max_str_digits()`` digits), shown by its size."""
-    if type(key) is int and key.bit_length() > 13_000:  # ~3,900 digits: repr may refuse
-        try:
-            return repr(key)
-        except ValueError:
-            return f"<an integer of {key.bit_length()} bits>"
-    return repr(key)
+        raise not_callable("namespace", variables["namespace"])
 
 
 _INF = float("inf")
@@ -648,9 +482,9 @@ def strftime_now(now: Any, fmt: str) -> str:
         _STRFTIME_PLANS[fmt] = plan
     if type(now) is datetime:
         return _strftime(now, plan)
-    try:  # a datetime subclass: the caller's own code runs
+    try:  # a datetime subclass (the caller's own code runs), or a shadowed clock
         return _strftime(now, plan)
-    except MemoryError:
+    except (MemoryError, ChatFormatError):  # the shadowed call's own TemplateTypeError
         raise
     except Exception as exc:
         raise InvalidConversation(

@@ -7,7 +7,7 @@ and their regular expressions, verbatim.  The schema comes from the type hints (
 the Google-style docstring (a description, an ``Args:`` block with one description per
 argument, optionally ``(choices: [...])``, and an optional ``Returns:`` block).
 transformers' ``TypeHintParsingException`` and ``DocstringParsingException`` are raised as
-:class:`~chatformats.pipeline.ToolSchemaError` with the same message.
+:class:`~chatformats.errors.ToolSchemaError` with the same message.
 
 Imported only when a tool is a function (it needs ``inspect``, ``re`` and ``typing``
 introspection, which ``import chatformats`` does not load).
@@ -23,7 +23,7 @@ import types
 from enum import Enum
 from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
 
-from .pipeline import ToolSchemaError
+from .errors import ToolSchemaError
 
 __all__ = ["get_json_schema", "parse_google_format_docstring"]
 

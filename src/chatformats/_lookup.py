@@ -1,8 +1,5 @@
 """Finding a format: by name or model id (any case), by a template's text, by a model folder.
 
-- :func:`lookup`: the registry's fallback when a name is not a format name as written: format
-  names and model ids compared case-folded (Hugging Face ids are case-insensitive on the Hub);
-  a near miss is an :class:`UnknownFormatError` that suggests the nearest names (``difflib``).
 - :func:`detect`: the format whose reference template is exactly ``template_text`` (its
   UTF-8 sha256 against the registry's pinned sha256s).
 - :func:`from_pretrained`: :func:`detect` on a local model folder's template, bound to the
@@ -29,54 +26,11 @@ if TYPE_CHECKING:
 
     from ._registry import ChatFormat
 
-__all__ = ["lookup", "detect", "from_pretrained", "fingerprint"]
+__all__ = ["detect", "from_pretrained", "fingerprint"]
 
 #: ``tokenizer_config.json`` keys that are special tokens but not ones transformers passes to
 #: the template (the list of extra special tokens) or that are not tokens at all.
 _NOT_TEMPLATE_TOKENS = frozenset({"additional_special_tokens", "extra_special_tokens"})
-
-
-#: The case-folded names and model ids of a registry table, built on first lookup.
-_INDEX: dict[int, dict[str, ChatFormat]] = {}
-
-
-def lookup(name: Any, formats: Mapping[str, ChatFormat]) -> ChatFormat:
-    """The format named ``name`` or serving model id ``name``, compared case-folded;
-    :class:`UnknownFormatError` (with "did you mean" for a near miss) else."""
-    if not isinstance(name, str):
-        raise UnknownFormatError(
-            f"unknown format {name!r}; known formats: {', '.join(formats)}"
-        )
-    folded = name.casefold()
-    index = _INDEX.get(id(formats))
-    if index is None:  # every name and model id, case-folded (the registry is closed)
-        index = {}
-        for fmt in formats.values():
-            for alias in (fmt.name, *fmt.model_ids):
-                index.setdefault(alias.casefold(), fmt)
-        _INDEX[id(formats)] = index
-    found = index.get(folded)
-    if found is not None:
-        return found
-    variants = [fmt for fmt in formats.values() if fmt.variant_of.casefold() == folded]
-    hint = ""
-    if variants:
-        hint = (f"; {variants[0].name!r} is a variant of {variants[0].variant_of}, not its "
-                "published template")
-    else:
-        import difflib
-
-        candidates = {fmt.name.casefold(): fmt.name for fmt in formats.values()}
-        for fmt in formats.values():
-            candidates.update((m.casefold(), m) for m in fmt.model_ids)
-        close = difflib.get_close_matches(folded, list(candidates), n=3, cutoff=0.6)
-        # A family name ("qwen3", "llama") is a prefix of the names it could mean.
-        close += [key for key in candidates if key.startswith(folded) and key not in close]
-        if close:
-            hint = "; did you mean " + " or ".join(repr(candidates[key]) for key in close[:3]) + "?"
-    raise UnknownFormatError(
-        f"unknown format {name!r}{hint} (known formats: {', '.join(formats)})"
-    )
 
 
 def fingerprint(template_text: str) -> str:

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import importlib
 from datetime import datetime
-from typing import Any, Callable, Mapping, Sequence
 
+from . import _core
 from .errors import ChatFormatError, UnknownFormatError
+
+# ``chatformats`` imports this module at import time: ``typing`` is not imported at run time
+# (annotations are strings; the names below exist for type checkers).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
+
+    from ._core import PortFunction
 
 # ``hashlib`` and the template texts are imported where a reference template is read, not
 # here: rendering never reads one.
-
-PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
 
 class ChatFormat:
@@ -30,7 +36,7 @@ class ChatFormat:
     """
 
     __slots__ = ("name", "model_ids", "special_tokens", "status", "module", "template_file",
-                 "template_sha256", "variables", "content_format", "variant_of", "description")
+                 "template_sha256", "variables", "content_format", "variant_of", "calls", "description")
 
     name: str
     model_ids: tuple[str, ...]
@@ -52,14 +58,20 @@ class ChatFormat:
     #: For a format that reproduces no published model's template: the model whose template it
     #: varies (its ``model_ids`` are then empty).
     variant_of: str
+    #: The environment globals the template calls (``raise_exception``, ``strftime_now``,
+    #: ``namespace``, ...): a caller variable of the same name shadows the global and makes the
+    #: call fail, as in jinja2 (``chatformats._core.call_port``).  ``tests/test_core.py``
+    #: checks this against the template's syntax tree.
+    calls: frozenset[str]
     description: str
 
     def __init__(self, name: str, model_ids: tuple[str, ...], special_tokens: Mapping[str, str],
                  status: str, module: str, template_file: str, template_sha256: str,
                  description: str = "", *, variables: tuple[str, ...] | None = None,
-                 content_format: str = "string", variant_of: str = "") -> None:
+                 content_format: str = "string", variant_of: str = "",
+                 calls: frozenset[str] = frozenset()) -> None:
         values = (name, model_ids, special_tokens, status, module, template_file, template_sha256,
-                  variables, content_format, variant_of, description)
+                  variables, content_format, variant_of, calls, description)
         for field_name, value in zip(self.__slots__, values):
             object.__setattr__(self, field_name, value)
 
@@ -125,22 +137,18 @@ class ChatFormat:
     def response_template(self) -> dict[str, Any]:
         """transformers' declarative ``response_template`` for this format (a fresh copy), which
         its ``parse_response`` accepts; see ``chatformats/parsing/response_templates.py``."""
-        from .parsing.response_templates import response_template
+        from .parsing.grammars import GRAMMARS
+        from .parsing.response_templates import for_grammar
 
-        return response_template(self.name)
+        try:
+            return for_grammar(GRAMMARS[self.module])
+        except KeyError:
+            raise ChatFormatError(f"format {self.name!r} has no response_template") from None
 
     def render(self, messages: Any, *, now: datetime | None = None, **variables: Any) -> str:
         """The template layer for this format (``chatformats.render(self, ...)``)."""
-        from . import render
-
-        return render(self, messages, now=now, **variables)
-
-    def apply_chat_template(self, messages: Any, **kwargs: Any) -> Any:
-        """The pipeline layer for this format with this object's special tokens
-        (``chatformats.apply_chat_template(self, ...)``)."""
-        from .pipeline import apply_chat_template
-
-        return apply_chat_template(self, messages, **kwargs)
+        port_function, calls = port(self)
+        return _core.render(self.name, port_function, calls, messages, now, variables)
 
     def bind(self, special_tokens: Mapping[str, Any]) -> ChatFormat:
         """This format with another tokenizer's special tokens (what ``from_pretrained``
@@ -148,7 +156,7 @@ class ChatFormat:
         return ChatFormat(self.name, self.model_ids, dict(special_tokens), self.status, self.module,
                           self.template_file, self.template_sha256, self.description,
                           variables=self.variables, content_format=self.content_format,
-                          variant_of=self.variant_of)
+                          variant_of=self.variant_of, calls=self.calls)
 
     def __reduce__(self) -> Any:
         if _FORMATS.get(self.name) is self:
@@ -159,10 +167,10 @@ class ChatFormat:
 def _rebuild(values: tuple[Any, ...]) -> ChatFormat:
     """Unpickle a :class:`ChatFormat` that is not the registry's own (a bound one)."""
     (name, model_ids, special_tokens, status, module, template_file, template_sha256, variables,
-     content_format, variant_of, description) = values
+     content_format, variant_of, calls, description) = values
     return ChatFormat(name, model_ids, special_tokens, status, module, template_file,
                       template_sha256, description, variables=variables,
-                      content_format=content_format, variant_of=variant_of)
+                      content_format=content_format, variant_of=variant_of, calls=calls)
 
 
 # Special tokens: what ``tokenizer.special_tokens_map`` holds for each model's tokenizer in
@@ -193,6 +201,7 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "default_system_prompt", "reasoning_effort",
                        "response_format", "think_render_option", "tools"),
             content_format="string",
+            calls=frozenset({"namespace", "strftime_now"}),
         ),
         ChatFormat(
             name="llama-3.2-vision-2024-09",
@@ -209,6 +218,7 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
                        "tools", "tools_in_user_message"),
             content_format="openai",
+            calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
         ),
         ChatFormat(
             name="llama-3.2-vision-variant",
@@ -223,6 +233,7 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
                        "tools", "tools_in_user_message"),
             content_format="openai",
+            calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
             variant_of="meta-llama/Llama-3.2-11B-Vision-Instruct",
         ),
         ChatFormat(
@@ -243,6 +254,7 @@ _FORMATS: dict[str, ChatFormat] = {
             description="OpenBMB MiniCPM-V 4.6 Thinking",
             variables=("add_generation_prompt", "enable_thinking", "tools"),
             content_format="string",
+            calls=frozenset({"namespace", "raise_exception"}),
         ),
         ChatFormat(
             name="cogito",
@@ -258,6 +270,7 @@ _FORMATS: dict[str, ChatFormat] = {
             description="Deep Cogito v1 (Llama-based hybrid reasoning)",
             variables=("add_generation_prompt", "bos_token", "enable_thinking", "tools"),
             content_format="openai",
+            calls=frozenset(),
         ),
         ChatFormat(
             name="qwen3-tool-agent",
@@ -271,6 +284,7 @@ _FORMATS: dict[str, ChatFormat] = {
             description="Qwen3 (2507-series) template with a fixed tool-use preamble",
             variables=("add_generation_prompt", "tools"),
             content_format="string",
+            calls=frozenset({"namespace"}),
             variant_of="the Qwen3 2507-series template (Qwen/Qwen3-*-2507)",
         ),
     )
@@ -293,6 +307,28 @@ def formats() -> list[str]:
     return list(_FORMATS)
 
 
+#: The port table both layers read: format (a name, an id, a bound format) -> (port function,
+#: the globals its template calls), filled on first use.
+_PORTS: dict[Any, tuple[PortFunction, frozenset[str]]] = {}
+
+
+def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str]]:
+    """Format ``name``'s port function and the environment globals its template calls (see
+    :attr:`ChatFormat.calls`), from the port table; raises :class:`UnknownFormatError`, or
+    ``ChatFormatError`` for a format not ported."""
+    try:
+        return _PORTS[name]
+    except (KeyError, TypeError):  # first use of this format, or a name that is not one
+        pass
+    fmt = get_format(name)
+    entry = (fmt.port, fmt.calls)
+    try:
+        _PORTS[name] = entry
+    except TypeError:  # an unhashable name that get_format accepted: not cached
+        pass
+    return entry
+
+
 def get_format(name: str | ChatFormat) -> ChatFormat:
     """The :class:`ChatFormat` registered under ``name``, or serving ``name`` as a model id.
 
@@ -308,6 +344,58 @@ def get_format(name: str | ChatFormat) -> ChatFormat:
             return name
         if type(name) is str and name in ALIASES:
             return _FORMATS[ALIASES[name][0]]
-        from ._lookup import lookup
-
         return lookup(name, _FORMATS)
+
+
+#: The registry's names, aliases and model ids, case-folded, built on first lookup.
+_INDEX: dict[str, ChatFormat] = {}
+
+
+def _index(formats: Mapping[str, ChatFormat]) -> dict[str, ChatFormat]:
+    index: dict[str, ChatFormat] = {}
+    for fmt in formats.values():
+        for alias in (fmt.name, *fmt.model_ids):
+            index.setdefault(alias.casefold(), fmt)
+    if formats is _FORMATS:
+        for alias, (current, _) in ALIASES.items():
+            index.setdefault(alias.casefold(), _FORMATS[current])
+    return index
+
+
+def lookup(name: Any, formats: Mapping[str, ChatFormat]) -> ChatFormat:
+    """The format named ``name`` (or an alias of it) or serving model id ``name``, compared
+    case-folded (Hugging Face ids are case-insensitive on the Hub); :class:`UnknownFormatError`
+    (with "did you mean" for a near miss, from ``difflib``) else."""
+    if not isinstance(name, str):
+        raise UnknownFormatError(
+            f"unknown format {name!r}; known formats: {', '.join(formats)}"
+        )
+    folded = name.casefold()
+    if formats is _FORMATS:  # the registry is closed: its index is built once
+        if not _INDEX:
+            _INDEX.update(_index(formats))
+        index = _INDEX
+    else:
+        index = _index(formats)
+    found = index.get(folded)
+    if found is not None:
+        return found
+    variants = [fmt for fmt in formats.values() if fmt.variant_of.casefold() == folded]
+    hint = ""
+    if variants:
+        hint = (f"; {variants[0].name!r} is a variant of {variants[0].variant_of}, not its "
+                "published template")
+    else:
+        import difflib
+
+        candidates = {fmt.name.casefold(): fmt.name for fmt in formats.values()}
+        for fmt in formats.values():
+            candidates.update((m.casefold(), m) for m in fmt.model_ids)
+        close = difflib.get_close_matches(folded, list(candidates), n=3, cutoff=0.6)
+        # A family name ("qwen3", "llama") is a prefix of the names it could mean.
+        close += [key for key in candidates if key.startswith(folded) and key not in close]
+        if close:
+            hint = "; did you mean " + " or ".join(repr(candidates[key]) for key in close[:3]) + "?"
+    raise UnknownFormatError(
+        f"unknown format {name!r}{hint} (known formats: {', '.join(formats)})"
+    )

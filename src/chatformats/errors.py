@@ -1,15 +1,33 @@
 """The error tree.
 
-Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``), one of:
+Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``).  Where the
+reference (jinja2 in transformers' environment, or transformers' pipeline) fails, chatformats
+fails with the class the reference's exception maps to; the parity tests check this mapping at
+both layers (``tests/parity.py``, ``tests/test_pipeline.py``):
+
+============================================  ==========================================
+the reference raises                          chatformats raises
+============================================  ==========================================
+``jinja2.TemplateError`` (``raise_exception``)  :class:`TemplateError`, message verbatim
+``jinja2.UndefinedError``                     :class:`UndefinedValueError`
+``TypeError`` / ``ValueError`` in the template  :class:`TemplateTypeError`
+``RecursionError``                            :class:`NestingTooDeep`
+transformers' pipeline ``ValueError``         :class:`InvalidConversation`, message verbatim
+transformers' pipeline ``TypeError``          :class:`PipelineTypeError`, message verbatim
+``TypeHintParsingException`` /
+``DocstringParsingException``                 :class:`ToolSchemaError`, message verbatim
+============================================  ==========================================
 
 - :class:`TemplateError`: the template called ``raise_exception(msg)``; ``str(err) == msg``.
 - :class:`UndefinedValueError`: where Jinja raises ``UndefinedError`` (an attribute or item of
-  an undefined value, an undefined value concatenated with ``+``, ``tojson`` of undefined).
+  an undefined value, an undefined value concatenated with ``+``).
 - :class:`TemplateTypeError`: where Jinja fails with a Python ``TypeError`` or ``ValueError``
   (``None`` concatenated to a string, ``|items`` of a non-mapping, iterating ``None``,
-  ``|length`` of a number, a circular structure given to ``tojson``).
-- :class:`InvalidConversation`: input that is not JSON-like data, or is nested deeper than
-  Python can serialise (:class:`NestingTooDeep`).
+  ``|length`` of a number, ``tojson`` of undefined or of a circular structure, calling a global
+  the caller shadowed with a variable).
+- :class:`InvalidConversation`: input that is not JSON-like data, or that transformers' pipeline
+  refuses; :class:`NestingTooDeep` (one of them): input nested deeper than the nesting limit
+  (``chatformats._core.NESTING_LIMIT``), where the reference's own limit is Python's stack.
 - :class:`UnknownFormatError`: a format name that is not registered.
 - :class:`ParseError`: a completion that is not an assistant turn of its format (malformed
   tool-call JSON, text where the format allows none); raised by :mod:`chatformats.parsing`.
@@ -18,6 +36,9 @@ Every failure of a render is a :class:`ChatFormatError` (itself a ``ValueError``
   being rendered.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
   the test suite fails on any of these.
+
+Misusing the Python API itself (an unknown keyword of ``render``'s own, a keyword that clashes
+with a parameter of the reference's call chain) is a plain ``TypeError``, as in transformers.
 """
 
 from __future__ import annotations
@@ -29,6 +50,8 @@ __all__ = [
     "TemplateTypeError",
     "InvalidConversation",
     "NestingTooDeep",
+    "PipelineTypeError",
+    "ToolSchemaError",
     "UnknownFormatError",
     "UnknownVariableError",
     "ConcurrentModification",
@@ -62,7 +85,19 @@ class InvalidConversation(ChatFormatError):
 
 
 class NestingTooDeep(InvalidConversation):
-    """A value is nested deeper than Python's ``json.dumps``/``repr`` can recurse."""
+    """A value is nested deeper than the nesting limit (or, past it, than Python can recurse)."""
+
+
+class PipelineTypeError(InvalidConversation, TypeError):
+    """Where transformers' pipeline raises ``TypeError`` (a message that is not a dict, a
+    document that is not a dict, tools or documents that are not iterable, a continued field
+    that is not text): an :class:`InvalidConversation` that is also a ``TypeError``, so
+    ``except TypeError`` keeps working for code moved from transformers."""
+
+
+class ToolSchemaError(InvalidConversation):
+    """transformers' ``TypeHintParsingException`` / ``DocstringParsingException``: a function
+    given as a tool cannot be converted to a JSON schema (message verbatim)."""
 
 
 class UnknownFormatError(ChatFormatError):

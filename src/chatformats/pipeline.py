@@ -26,9 +26,15 @@ transformers (5.x) does more than render the template.  This module mirrors, ste
    ``add_generation_prompt`` always passed, plus the merged keyword arguments.
 
 Steps 2, 6 and 7 run as one pass over each message (the composition of transformers' three
-walks, computed once).  Where transformers raises ``ValueError`` this raises
-:class:`~chatformats.InvalidConversation` (a ``ValueError``) with transformers' message verbatim;
-where it raises ``TypeError``, :class:`PipelineTypeError`, which is both.
+walks, computed once), in transformers' order: a message's key is dropped when the value the
+*first* walk gives is ``None`` (so a value that only the second walk turns into ``None``, such as
+numpy's ``NaT``, keeps its key), and every message is converted before the first one that is
+not a dict is an error.  The same pass measures depth: a value nested deeper than the nesting
+limit is :class:`~chatformats.NestingTooDeep` before anything renders.  Where transformers
+raises ``ValueError`` this raises :class:`~chatformats.InvalidConversation` (a ``ValueError``)
+with transformers' message verbatim; where it raises ``TypeError``, :class:`PipelineTypeError`,
+which is both.  The template renders through the render core (:mod:`chatformats._core`), as
+:func:`chatformats.render` does.
 """
 
 from __future__ import annotations
@@ -38,18 +44,19 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from datetime import datetime
 from types import FunctionType, MethodType
-from typing import TYPE_CHECKING, Any, Callable, List, Mapping as _Mapping, Sequence, Union, overload
+from typing import TYPE_CHECKING, Any, List, Mapping as _Mapping, Sequence, Union, overload
+
+from . import _core
+from ._core import NESTING_LIMIT
+from ._registry import _PORTS, get_format
+from ._registry import port as _registry_port
+from ._safety import concurrent, is_mutation
+from .errors import ChatFormatError, InvalidConversation, NestingTooDeep, PipelineTypeError, ToolSchemaError
 
 if TYPE_CHECKING:
     from ._registry import ChatFormat
 
-from . import _call_port, _check_variables
-from ._jinja import check_json_like
-from ._registry import get_format
-from ._safety import concurrent, is_mutation
-from .errors import ChatFormatError, InvalidConversation, NestingTooDeep
-
-__all__ = ["apply_chat_template", "PipelineTypeError", "TRANSFORMERS_VERSION"]
+__all__ = ["apply_chat_template", "PipelineTypeError", "ToolSchemaError", "TRANSFORMERS_VERSION"]
 
 #: The transformers release whose ``apply_chat_template`` this module mirrors.
 TRANSFORMERS_VERSION = "5.24.0"
@@ -65,13 +72,6 @@ _TOKENIZER_ONLY_PARAMS = frozenset(
 )
 
 
-class PipelineTypeError(InvalidConversation, TypeError):
-    """Where transformers' pipeline raises ``TypeError`` (a message that is not a dict, a
-    document that is not a dict, tools or documents that are not iterable, a continued field
-    that is not text): a :class:`~chatformats.InvalidConversation` that is also a
-    ``TypeError``, so ``except TypeError`` keeps working for code moved from transformers."""
-
-
 def _reworded(text: str, transformers_message: str) -> PipelineTypeError:
     """A :class:`PipelineTypeError` worded for the caller where transformers' own message
     speaks of its internals ("'NoneType' object is not iterable"); transformers' message is kept
@@ -83,11 +83,6 @@ def _reworded(text: str, transformers_message: str) -> PipelineTypeError:
 
 def _type_name(value: Any) -> str:
     return "None" if value is None else type(value).__name__
-
-
-class ToolSchemaError(InvalidConversation):
-    """transformers' ``TypeHintParsingException`` / ``DocstringParsingException``: a function
-    given as a tool cannot be converted to a JSON schema (message verbatim)."""
 
 
 # ------------------------------------------------------------------ plain template data
@@ -103,43 +98,62 @@ def _is_numpy_scalar(value: Any) -> bool:
     return np is not None and isinstance(value, np.generic)
 
 
-def _plain(value: Any) -> Any:
+def _too_deep() -> NestingTooDeep:
+    return NestingTooDeep(
+        f"input is nested more than {NESTING_LIMIT} levels deep (the nesting limit; see "
+        "docs/guarantees.md)"
+    )
+
+
+def _room(depth: int) -> int:
+    """The ``room`` of a value at nesting level ``depth``: how many levels of containers fit
+    from there within :data:`NESTING_LIMIT` (a container with no room left is refused)."""
+    return NESTING_LIMIT - depth + 1
+
+
+def _plain(value: Any, room: int) -> Any:
     """transformers' ``_plain_template_data``, branch for branch and in its order (exact
-    dicts, lists and tuples first: no subclass test can match them)."""
+    dicts, lists and tuples first: no subclass test can match them); ``room`` as
+    :func:`_room` (counted down, so the check costs no global lookup)."""
     tp = type(value)
     if tp in _EXACT_SCALARS:
         return value
+    if not room and (tp is dict or tp is list or tp is tuple):
+        raise _too_deep()
+    below = room - 1
     if tp is dict:
         out = {}
         for key, item in value.items():
             if type(item) not in _EXACT_SCALARS:
-                item = _plain(item)
+                item = _plain(item, below)
             if type(key) is not str:
-                key = _plain(key)
+                key = _plain(key, below)
             out[key] = item
         return out
     if tp is list:
-        return [item if type(item) in _EXACT_SCALARS else _plain(item) for item in value]
+        return [item if type(item) in _EXACT_SCALARS else _plain(item, below) for item in value]
     if tp is tuple:
-        return tuple([item if type(item) in _EXACT_SCALARS else _plain(item) for item in value])
+        return tuple([item if type(item) in _EXACT_SCALARS else _plain(item, below) for item in value])
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, int):
         return int.__int__(value)
     if isinstance(value, float):
         return float.__float__(value)
+    if not room and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
+        raise _too_deep()
     if isinstance(value, Mapping):
-        return {_plain(key): _plain(item) for key, item in value.items()}
+        return {_plain(key, below): _plain(item, below) for key, item in value.items()}
     if isinstance(value, list):
-        return [_plain(item) for item in value]
+        return [_plain(item, below) for item in value]
     if isinstance(value, tuple):
-        return tuple([_plain(item) for item in value])
+        return tuple([_plain(item, below) for item in value])
     if _is_numpy_scalar(value):
-        return _plain(value.item())
+        return _plain(value.item(), room)
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: _plain(getattr(value, f.name), below) for f in fields(value)}
     if callable(getattr(value, "model_dump", None)):
-        return _plain(value.model_dump())
+        return _plain(value.model_dump(), room)
     return f"<{type(value).__name__}>"
 
 
@@ -158,41 +172,62 @@ def _objects_to_dicts(value: Any) -> Any:
     return value
 
 
-def _fused(value: Any) -> Any:
+def _is_object(value: Any) -> bool:
+    """Whether ``_message_objects_to_dicts`` converts ``value`` by calling ``model_dump()``
+    (its last branch but one: not a mapping, list, tuple or dataclass instance)."""
+    return (
+        not isinstance(value, (Mapping, list, tuple))
+        and not (is_dataclass(value) and not isinstance(value, type))
+        and callable(getattr(value, "model_dump", None))
+    )
+
+
+def _fused(value: Any, room: int) -> Any:
     """``_plain_template_data(_message_objects_to_dicts(value))`` in one pass.
 
     The first walk turns mappings, dataclasses and ``model_dump`` objects into dicts (keys
     untouched) and leaves everything else as is; the second rebuilds plain data.  Composed:
-    containers and message objects are walked in the first walk's order, keys are converted by
-    the second walk alone, and what the first walk leaves alone gets the second's treatment.
+    containers and message objects are walked in the first walk's order (so user code runs in
+    transformers' order), keys are converted by the second walk alone, and what the first walk
+    leaves alone gets the second's treatment (which cannot fail on it).  ``room`` as
+    :func:`_plain`'s.
     """
     tp = type(value)
     if tp in _EXACT_SCALARS:
         return value
+    if not room and (tp is dict or tp is list or tp is tuple):
+        raise _too_deep()
+    below = room - 1
     if tp is dict:
         out = {}
         for key, item in value.items():
             if type(item) not in _EXACT_SCALARS:
-                item = _fused(item)
+                item = _fused(item, below)
             if type(key) is not str:
-                key = _plain(key)
+                key = _plain(key, below)
             out[key] = item
         return out
     if tp is list:
-        return [item if type(item) in _EXACT_SCALARS else _fused(item) for item in value]
+        return [item if type(item) in _EXACT_SCALARS else _fused(item, below) for item in value]
     if tp is tuple:
-        return tuple([item if type(item) in _EXACT_SCALARS else _fused(item) for item in value])
+        return tuple([item if type(item) in _EXACT_SCALARS else _fused(item, below) for item in value])
+    if not room and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
+        raise _too_deep()
     if isinstance(value, Mapping):
-        return {_plain(key): _fused(item) for key, item in value.items()}
+        return {_plain(key, below): _fused(item, below) for key, item in value.items()}
     if isinstance(value, list):
-        return [_fused(item) for item in value]
+        return [_fused(item, below) for item in value]
     if isinstance(value, tuple):
-        return tuple([_fused(item) for item in value])
+        return tuple([_fused(item, below) for item in value])
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _fused(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: _fused(getattr(value, f.name), below) for f in fields(value)}
     if callable(getattr(value, "model_dump", None)):
-        return _fused(value.model_dump())
-    return _plain(value)
+        return _fused(value.model_dump(), room)
+    return _plain(value, room)
+
+
+#: The room of a message's values (level 3: the conversation is level 1, a message level 2).
+_ROOM_IN_MESSAGE = _room(3)
 
 
 def _not_a_message(message: Any) -> PipelineTypeError:
@@ -212,9 +247,10 @@ def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
     return message
 
 
-def _message(message: Any) -> dict[Any, Any]:
-    """One message of a list conversation: object to dict, ``None`` values dropped, plain
-    data, reasoning aliased.
+def _message(message: Any) -> dict[Any, Any] | PipelineTypeError:
+    """One message of a list conversation (at depth 2): object to dict, ``None`` values
+    dropped, plain data, reasoning aliased; or the error for a message that is not a dict
+    (returned, for :func:`_conversation` to raise once every message is converted).
 
     transformers converts a ``model_dump()`` result recursively, so an object whose
     ``model_dump()`` returns itself (or another such object, forever) ends there in
@@ -226,7 +262,7 @@ def _message(message: Any) -> dict[Any, Any]:
             pairs: Any = message.items()
             break
         if isinstance(message, (list, tuple)):
-            raise _not_a_message(_objects_to_dicts(message))
+            return _not_a_message(_objects_to_dicts(message))
         if is_dataclass(message) and not isinstance(message, type):
             pairs = [(f.name, getattr(message, f.name)) for f in fields(message)]
             break
@@ -239,19 +275,32 @@ def _message(message: Any) -> dict[Any, Any]:
                 )
             message = message.model_dump()
             continue
-        raise _not_a_message(message)
+        return _not_a_message(message)
     out: dict[Any, Any] = {}
     for key, value in pairs:
         tp = type(value)
         if tp is str or tp is int or tp is bool or tp is float:
             pass
+        elif tp is dict or tp is list or tp is tuple:
+            value = _fused(value, _ROOM_IN_MESSAGE)
         elif value is None:
             continue
         else:
-            value = _fused(value)
-            if value is None:  # a model_dump() that gave None
+            # The first walk's value decides whether the key is dropped: a model_dump() chain
+            # ending in None is; a value only the second walk turns into None (NaT) is not.
+            steps = sys.getrecursionlimit()
+            while _is_object(value):
+                steps -= 1
+                if steps < 0:  # transformers recurses into RecursionError
+                    raise NestingTooDeep(
+                        "a value's model_dump() keeps returning objects that need model_dump() "
+                        f"(more than {sys.getrecursionlimit()} times)"
+                    )
+                value = value.model_dump()
+            if value is None:
                 continue
-        out[key if type(key) is str else _plain(key)] = value
+            value = _fused(value, _ROOM_IN_MESSAGE)
+        out[key if type(key) is str else _plain(key, _ROOM_IN_MESSAGE)] = value
     if "reasoning_content" in out or "thinking" in out or "reasoning" in out:
         return _alias_reasoning(out)
     return out
@@ -262,9 +311,12 @@ def _conversation(conversation: Any) -> list[dict[Any, Any]]:
     ``_alias_reasoning_fields`` of one conversation."""
     messages = getattr(conversation, "messages", conversation)
     if isinstance(messages, (list, tuple)) and not isinstance(messages, Mapping):
-        return [_message(message) for message in messages]
+        out = [_message(message) for message in messages]
+        if PipelineTypeError in map(type, out):  # the first message that is not a dict
+            raise next(message for message in out if type(message) is PipelineTypeError)
+        return out  # type: ignore[return-value]
     # Any other object (a mapping, a generator, a string, ...): transformers' steps one by one.
-    out = []
+    normalized = []
     try:
         converted = iter(_objects_to_dicts(messages))
     except TypeError as exc:  # None, a number: transformers fails iterating it
@@ -279,9 +331,8 @@ def _conversation(conversation: Any) -> list[dict[Any, Any]]:
                 raise _reworded("messages must be a list of messages, not one message (a dict): "
                                 "wrap it in a list", str(_not_a_message(message))) from None
             raise _not_a_message(message)
-        kept = {key: value for key, value in message.items() if value is not None}
-        out.append(_alias_reasoning(_plain(kept)))
-    return out
+        normalized.append({key: value for key, value in message.items() if value is not None})
+    return [_alias_reasoning(_plain(message, _room(2))) for message in normalized]
 
 
 # ------------------------------------------------------------------ tools
@@ -313,22 +364,32 @@ def _tool_schemas(tools: Any) -> list[Any]:
 # ------------------------------------------------------------------ the entry point
 
 
-def _flag(value: Any, name: str) -> bool:
-    """``bool(value)`` as transformers' ``if value:`` takes it; a value whose ``__bool__``
-    fails is :class:`InvalidConversation` (a resource error passes through unchanged)."""
+def _truth(value: Any) -> bool:
+    """``if value:`` in transformers' pipeline: a value whose truth cannot be told (a numpy
+    array) fails there with its own message, which this raises verbatim (a resource error passes
+    through unchanged)."""
     try:
         return bool(value)
     except MemoryError:
         raise
-    except Exception as exc:
-        raise InvalidConversation(
-            f"{name}: its truth value cannot be taken: {type(exc).__name__}: {exc}"
-        ) from exc
+    except TypeError as exc:
+        raise PipelineTypeError(str(exc)) from exc
+    except Exception as exc:  # noqa: BLE001 — a ValueError (numpy) or any user error
+        raise InvalidConversation(str(exc)) from exc
+
+
+#: Keyword arguments that clash with a parameter of transformers' call chain
+#: (``apply_chat_template(self, conversation, ...)``; ``render_jinja_template(conversations,
+#: ...)``; ``Template.render(self, ...)`` with ``messages=``): each fails there before anything
+#: renders, with the message below (a ``TypeError``: the call itself is wrong).
+_CLASHES = {
+    "self": "apply_chat_template() got multiple values for argument 'self'",
+    "conversation": "apply_chat_template() got multiple values for argument 'conversation'",
+}
+
 
 Prompt = Union[str, List[str]]
 
-#: Each format's port function, looked up once.
-_PORTS: dict[Any, Callable[..., str]] = {}
 
 
 @overload
@@ -379,7 +440,9 @@ def apply_chat_template(
     ``tokenize=False``: ``padding``, ``truncation``, ``max_length``, ``return_tensors``,
     ``return_dict`` and ``tokenizer_kwargs`` have no effect; ``return_assistant_tokens_mask``
     and ``sanitize_control_tokens`` fail as they fail there; ``tokenize=True`` and
-    ``chat_template`` are a ``TypeError`` (chatformats renders text, with its own templates).
+    ``chat_template`` are a ``TypeError`` (chatformats renders text, with its own templates), and
+    so is a keyword that clashes with a parameter of transformers' call chain (``self``,
+    ``conversation``).
 
     ``name`` is a format name or a model id it serves (any case), or a :class:`ChatFormat` (one
     from :func:`chatformats.from_pretrained` carries its model folder's special tokens).  With
@@ -388,34 +451,33 @@ def apply_chat_template(
     batch (a list of conversations) a ``list[str]``.
     """
     fmt = get_format(name)
-    port = _PORTS.get(name)
-    if port is None:
-        port = _PORTS[name] = fmt.port
-    if now is None:
-        now = datetime.now()
-    elif not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+    try:
+        port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
+    except (KeyError, TypeError):
+        port, calls = _registry_port(name)
+    now = _core.clock(now)
 
-    # transformers' own parameters, which never reach the template.
-    sanitize_control_tokens = False
+    # transformers' own parameters, which never reach the template, in the order it reads them.
+    sanitize_control_tokens: Any = False
     if kwargs:
-        if "conversation" in kwargs:  # transformers' name for the messages parameter
-            raise TypeError("apply_chat_template() got multiple values for argument 'conversation'")
-        if _flag(kwargs.pop("tokenize", False), "tokenize"):
+        if "self" in kwargs or "conversation" in kwargs:
+            raise TypeError(_CLASHES["self" if "self" in kwargs else "conversation"])
+        if _truth(kwargs.pop("tokenize", False)):  # ``if not tokenize:``, its first statement
             raise TypeError("chatformats.apply_chat_template renders text only: tokenize must be False")
-        if kwargs.pop("chat_template", None) is not None:
-            raise TypeError("chatformats.apply_chat_template renders the format's own template: "
-                            "chat_template is not supported")
-        if _flag(kwargs.pop("return_assistant_tokens_mask", False), "return_assistant_tokens_mask"):
-            # With tokenize=False transformers sets return_dict=False, so this always fails.
+        kwargs.pop("return_dict", None)  # with tokenize=False, transformers sets it to False
+        if _truth(kwargs.pop("return_assistant_tokens_mask", False)):
+            # ``... and not (return_dict and tokenize)``: always true with return_dict=False.
             raise InvalidConversation(
                 "`return_assistant_tokens_mask=True` requires `return_dict=True` and `tokenize=True`"
             )
+        if kwargs.pop("chat_template", None) is not None:
+            raise TypeError("chatformats.apply_chat_template renders the format's own template: "
+                            "chat_template is not supported")
         sanitize_control_tokens = kwargs.pop("sanitize_control_tokens", False)
         for param in _TOKENIZER_ONLY_PARAMS.intersection(kwargs):
             del kwargs[param]
         if strict:
-            _check_variables(fmt, kwargs, fmt.special_tokens)
+            _core.check_variables(fmt, kwargs, fmt.special_tokens)
 
     try:
         if isinstance(messages, (list, tuple)) and len(messages) == 0:
@@ -431,16 +493,14 @@ def apply_chat_template(
             conversations = [_conversation(messages)]
             is_batched = False
 
-        if _flag(continue_final_message, "continue_final_message") and _flag(
-            add_generation_prompt, "add_generation_prompt"
-        ):
+        if continue_final_message is not False and _truth(continue_final_message) and _truth(add_generation_prompt):
             raise InvalidConversation(
                 "continue_final_message and add_generation_prompt are not compatible. Use "
                 "continue_final_message when you want the model to continue the final message, and "
                 "add_generation_prompt when you want to add a header that will prompt it to start a "
                 "new assistant message instead."
             )
-        if _flag(sanitize_control_tokens, "sanitize_control_tokens"):
+        if sanitize_control_tokens is not False and _truth(sanitize_control_tokens):
             raise InvalidConversation(
                 "`sanitize_control_tokens=True` requires `tokenize=True` and is not compatible with "
                 "`return_assistant_tokens_mask=True`."
@@ -465,9 +525,9 @@ def apply_chat_template(
                     raise PipelineTypeError(
                         "Documents should be a list of dicts with 'title' and 'text' keys!"
                     )
-        variables = _plain(template_kwargs)
-        variables["tools"] = _plain(tool_schemas)
-        variables["documents"] = _plain(documents)
+        variables = _plain(template_kwargs, _room(0))  # each variable is at level 1
+        variables["tools"] = _plain(tool_schemas, _room(1))
+        variables["documents"] = _plain(documents, _room(1))
     except ChatFormatError:
         raise
     except RecursionError:
@@ -476,12 +536,12 @@ def apply_chat_template(
         raise
     except TypeError as exc:
         raise PipelineTypeError(str(exc)) from exc
-    except Exception as exc:  # a user object's model_dump, __iter__, ... failed
+    except Exception as exc:  # a user object's model_dump, __iter__, ... failed: its message
         if is_mutation(exc):
             raise concurrent("the input") from exc
-        raise InvalidConversation(f"converting the input failed: {type(exc).__name__}: {exc}") from exc
+        raise InvalidConversation(str(exc)) from exc
     # Passed to the template as given (transformers does not rebuild it).
-    check_json_like(add_generation_prompt, "add_generation_prompt")
+    _core.check_json_like(add_generation_prompt, "add_generation_prompt")
     variables["add_generation_prompt"] = add_generation_prompt
 
     rendered: list[str] = []
@@ -504,7 +564,7 @@ def apply_chat_template(
                 "jinja2.environment.Template.render() got multiple values for keyword argument "
                 "'messages'"
             )
-        text = _call_port(name, port, chat, variables, now)
+        text = _core.call_port(name, port, calls, chat, variables, now)
         if continue_final_message:
             text = _cut_at_tag(text, final_message)
         rendered.append(text)

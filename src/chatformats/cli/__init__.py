@@ -38,29 +38,34 @@ import sys
 import time
 import contextlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import partial
 from typing import Any, Callable, Iterator, Sequence
 
 from .._registry import ChatFormat, formats, get_format
-from ..errors import ChatFormatError, TemplateError, UnknownFormatError
+from ..errors import ChatFormatError, TemplateError
 from . import io as _io
 from .workers import Interrupted, Interrupts, WorkerDied, WorkerPool
+from .common import (
+    EXIT_DIFFERENT,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_NO_REFERENCE,
+    EXIT_OK,
+    EXIT_USAGE,
+    InputError,
+    UsageError,
+    _describe,
+    _name,
+    _parse_now,
+    _read_json,
+    _resolve_format,
+    _too_long,
+    _write_stdout,
+)
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_DIFFERENT", "EXIT_NO_REFERENCE",
            "EXIT_INTERRUPTED"]
-
-EXIT_OK = 0
-#: An input could not be read or parsed, or a render failed.
-EXIT_FAILED = 1
-#: Bad arguments (argparse's own status), an unknown format.
-EXIT_USAGE = 2
-#: ``verify``: the port and the reference template differ on at least one input.
-EXIT_DIFFERENT = 3
-#: ``verify``: the reference renderer is not installed.
-EXIT_NO_REFERENCE = 4
-#: Interrupted by SIGINT (Ctrl-C); SIGTERM gives 143 (128 + the signal number).
-EXIT_INTERRUPTED = 130
 
 LAYERS = ("template", "pipeline")
 
@@ -76,14 +81,6 @@ _RESERVED = frozenset({"messages", "name", "now"})
 _PIPELINE_PARAMS = ("tools", "documents", "add_generation_prompt", "continue_final_message")
 #: Top-level fields of an OpenAI chat-completions request that vLLM forwards to the template.
 _REQUEST_TEMPLATE_FIELDS = ("add_generation_prompt", "continue_final_message", "documents")
-
-
-class InputError(Exception):
-    """An input that cannot be rendered; the message names where (path) and what is wrong."""
-
-
-class UsageError(Exception):
-    """A bad command line (exit status 2)."""
 
 
 # ------------------------------------------------------------------ inputs
@@ -222,9 +219,7 @@ def render_conversation(conv: Conversation, opts: Options) -> str:
     now = opts.clock()
     try:
         if opts.layer == "template":
-            from .. import render
-
-            return render(opts.format, conv.messages, now=now, **variables)
+            return get_format(opts.format).render(conv.messages, now=now, **variables)
         apply_chat_template = _apply_chat_template()
         params = {name: variables.pop(name) for name in _PIPELINE_PARAMS if name in variables}
         result = apply_chat_template(opts.format, conv.messages, now=now, **params, **variables)
@@ -247,15 +242,6 @@ def _apply_chat_template() -> Callable[..., Any]:
     return fn
 
 
-def _describe(exc: BaseException) -> str:
-    """One line: the error's kind and message."""
-    if isinstance(exc, InputError):
-        text = str(exc)
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
 def _parse_line(raw: bytes, lineno: int) -> Conversation:
     """One JSONL line to a conversation (raises :class:`InputError`)."""
     try:
@@ -274,13 +260,6 @@ def _parse_line(raw: bytes, lineno: int) -> Conversation:
     except ValueError as exc:  # an integer longer than Python converts from text
         raise InputError(f"invalid JSON: {_too_long(exc)}") from None
     return parse_conversation(data)
-
-
-def _too_long(exc: ValueError) -> str:
-    """``json.loads``' refusal of an integer of more digits than
-    ``sys.get_int_max_str_digits()`` allows, in a few words."""
-    return f"a number is too long ({exc})".replace(
-        "; use sys.set_int_max_str_digits() to increase the limit", "")
 
 
 def _dumps_line(record: dict[str, Any]) -> bytes:
@@ -309,30 +288,6 @@ def render_line(opts: Options, item: tuple[int, bytes]) -> tuple[int, bytes, str
 
 
 # ------------------------------------------------------------------ files and progress
-
-
-def _read_json(path: str) -> Any:
-    """The JSON document in ``path`` (``-``: stdin); raises :class:`InputError` naming the
-    file and, for invalid JSON, the line and column."""
-    try:
-        raw = _io.read_all(path)
-    except _io.ReadError as exc:
-        raise InputError(str(exc)) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{_name(path)}: not UTF-8 (byte {exc.start + 1})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{_name(path)}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{_name(path)}: invalid JSON: nested too deeply") from None
-    except ValueError as exc:
-        raise InputError(f"{_name(path)}: invalid JSON: {_too_long(exc)}") from None
-
-
-_name = _io.name
 
 
 class _Progress:
@@ -387,15 +342,6 @@ class _Progress:
 
 
 # ------------------------------------------------------------------ commands
-
-
-def _resolve_format(name: str) -> ChatFormat:
-    """A format by name, or by one of the model ids it serves, in any case (the registry's own
-    lookup); :class:`UsageError` else, with its "did you mean"."""
-    try:
-        return get_format(name)
-    except UnknownFormatError as exc:
-        raise UsageError(f"{exc} (see `chatformats formats`)") from None
 
 
 def _ported(name: str) -> ChatFormat:
@@ -473,25 +419,6 @@ def _template_check(fmt: ChatFormat) -> str:
 
 def _print_json(value: Any) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
-
-
-def _write_stdout(text: str) -> None:
-    """``text`` to stdout as UTF-8 bytes, exactly (no newline added, no locale encoding)."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(
-            f"the prompt holds a lone surrogate ({text[exc.start]!r}) that UTF-8 cannot encode; "
-            "--jsonl writes it JSON-escaped"
-        ) from None
-    sys.stdout.flush()
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is not None:
-        buffer.write(data)
-        buffer.flush()
-    else:  # a text-only stream (an embedding application's)
-        sys.stdout.write(text)
-        sys.stdout.flush()
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -847,22 +774,6 @@ def _parse_var(text: str) -> tuple[str, Any]:
         ) from None
 
 
-def _parse_now(text: str) -> datetime:
-    value = text.strip()
-    if value.endswith(("Z", "z")):
-        value = value[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected an ISO 8601 date or date-time (2026-03-07 or 2026-03-07T14:05:09), "
-            f"got {text!r}"
-        ) from None
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
-    return parsed
-
-
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -916,7 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
                "3 verify found a difference; 4 verify's reference renderer is not installed; "
                "130 interrupted (Ctrl-C); 143 terminated (SIGTERM)",
     )
-    from .. import __version__
+    from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"chatformats {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -30,7 +30,7 @@ def _kwargs(text: str) -> dict[str, Any]:
 
 def add_parser(sub: Any) -> None:
     """Register the ``request`` command on the subcommand parsers ``sub``."""
-    from . import _parse_now
+    from .common import _parse_now
 
     p = sub.add_parser(
         "request", help="render an OpenAI chat-completions request body as vLLM does",
@@ -57,7 +57,7 @@ def add_parser(sub: Any) -> None:
 def _cmd_request(args: argparse.Namespace) -> int:
     from ..errors import ChatFormatError
     from ..openai import preprocess_request, render_request
-    from . import EXIT_OK, InputError, _describe, _name, _read_json, _resolve_format, _write_stdout
+    from .common import EXIT_OK, InputError, _describe, _name, _read_json, _resolve_format, _write_stdout
 
     fmt = _resolve_format(args.format)
     body = _read_json(args.file)

@@ -30,16 +30,7 @@ from ._scan import Scanner, check_states
 
 __all__ = ["parse_response", "ResponseParser", "ParseError"]
 
-#: The grammar module of each port module: formats that write the same assistant turn (an
-#: original and its variant) share one grammar.
-_GRAMMARS = {
-    "solar_open": "solar_open",
-    "llama3_2_vision_2024_09": "llama3_2_vision",
-    "llama3_2_vision": "llama3_2_vision",
-    "minicpm_v4_6_thinking": "minicpm_v4_6_thinking",
-    "cogito": "cogito",
-    "qwen3_tool_agent": "qwen3_tool_agent",
-}
+from .grammars import GRAMMARS as _GRAMMARS
 
 
 def family(name: Any) -> str:
@@ -58,6 +49,22 @@ def family(name: Any) -> str:
 def grammar(name: Any) -> Any:
     """The parsing module of format ``name`` (``STATES``, ``START``, ``ANCHOR``)."""
     return importlib.import_module(f".{family(name)}", __name__)
+
+
+def response_template(name: Any) -> dict[str, Any]:
+    """A copy of format ``name``'s transformers ``response_template`` (formats that share a
+    grammar share it); ``get_format(name).response_template`` is the same."""
+    from .response_templates import for_grammar
+
+    return for_grammar(family(name))
+
+
+def limits(name: Any) -> tuple[str, ...]:
+    """What format ``name``'s ``response_template`` cannot express
+    (``chatformats.parsing.response_templates.LIMITS``)."""
+    from .response_templates import LIMITS
+
+    return LIMITS[family(name)]
 
 
 class ResponseParser:

@@ -152,16 +152,7 @@ LIMITS: dict[str, tuple[str, ...]] = {
 }
 
 
-def response_template(name: Any) -> dict[str, Any]:
-    """A copy of format ``name``'s transformers ``response_template`` (formats that share a
-    grammar share it)."""
-    from . import family
-
-    return copy.deepcopy(_TEMPLATES[family(name)])
-
-
-def limits(name: Any) -> tuple[str, ...]:
-    """What format ``name``'s ``response_template`` cannot express (see :data:`LIMITS`)."""
-    from . import family
-
-    return LIMITS[family(name)]
+def for_grammar(grammar_name: str) -> dict[str, Any]:
+    """A copy of the ``response_template`` of the formats grammar ``grammar_name`` reads (the
+    grammar module's name, ``chatformats.parsing.family`` of a format)."""
+    return copy.deepcopy(_TEMPLATES[grammar_name])

@@ -20,6 +20,11 @@ string literal (113) for two, and ``{{- ... }}`` (79, 112) for Meta's ``{{- ... 
 20-25, image scan 33-40 -> 28-35, check 43-45 -> 38-40, system block 48-68 -> 43-61, tools in
 the first user message 71-89 -> 64-82, loop 92-126 -> 84-119, generation prompt 129-131 ->
 120-122.
+
+A caller variable named like a global the template calls (``strftime_now``,
+``raise_exception``, ``namespace``) shadows it, as in jinja2: the render core applies that rule
+for every format (``chatformats._core.call_port``); this port calls ``namespace`` where the
+template does (L33).
 """
 
 from __future__ import annotations

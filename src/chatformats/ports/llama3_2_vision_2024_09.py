@@ -19,9 +19,10 @@ leaves one newline in the prompt; every other difference between the two texts r
 (``x in ['a', 'b']`` for ``x == 'a' or x == 'b'``, ``a != b`` for ``not a == b``, one string
 literal for two).  So both render through :func:`render_with`, each with its own :class:`Wording`.
 
-Variables the caller may shadow: every name the template reads is looked up in the caller's
-variables first, as jinja2 does, so passing ``strftime_now``, ``raise_exception`` or
-``namespace`` (any JSON value, none of them callable) makes the call on that name fail.
+A caller variable named like a global the template calls (``strftime_now``,
+``raise_exception``, ``namespace``) shadows it, as in jinja2: the render core applies that rule
+for every format (``chatformats._core.call_port``); this port calls ``namespace`` where the
+template does (L28).
 """
 
 from __future__ import annotations
@@ -37,15 +38,15 @@ from .._jinja import (
     item,
     iterate,
     length,
+    namespace,
     need_str,
     strftime_now,
     to_str,
     tojson,
     tojson_indented,
     trim,
-    type_name,
 )
-from ..errors import TemplateError, TemplateTypeError
+from ..errors import TemplateError
 
 # L44-48
 _SYSTEM_HEAD = "<|start_header_id|>system<|end_header_id|>\n\n"
@@ -113,24 +114,6 @@ class ImageNamespace:
 
     def __init__(self, has_images: bool) -> None:
         self.has_images = has_images
-
-
-def _call_global(variables: Mapping[str, Any], name: str, where: str) -> None:
-    """A call on a global the caller shadowed with a variable of the same name: jinja2 resolves
-    the caller's variable first, and no JSON value is callable."""
-    value = variables[name]
-    raise TemplateTypeError(f"{where}: {name} is {type_name(value)}: '{type_name(value)}' object is not callable")
-
-
-def _raise_exception(variables: Mapping[str, Any], message: str, where: str) -> TemplateError | TemplateTypeError:
-    """``raise_exception(message)``: the template's error, unless the caller passed a variable
-    named ``raise_exception`` (then calling it fails)."""
-    if "raise_exception" in variables:
-        value = variables["raise_exception"]
-        return TemplateTypeError(
-            f"{where}: raise_exception is {type_name(value)}: '{type_name(value)}' object is not callable"
-        )
-    return TemplateError(message)
 
 
 def scan_images(messages: Sequence[Any], offset: int) -> ImageNamespace:
@@ -206,10 +189,10 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         tools_in_user_message = True
     date_string = get("date_string", MISSING)
     if date_string is MISSING:  # L8-14
-        if "strftime_now" in variables:  # L9: a caller's variable shadows the global
-            _call_global(variables, "strftime_now", "date_string = strftime_now(...)")
+        # L9: `strftime_now is defined` is always true: the environment defines it, and a
+        # caller's variable of that name (any JSON value, None included) is defined too.
         date_string = strftime_now(now, "%d %b %Y")  # L10
-        # L12 (the "26 Jul 2024" fallback): strftime_now is always defined.
+        # L12 (the "26 Jul 2024" fallback) is never reached.
     if tools is MISSING:  # L15-17
         tools = None
 
@@ -225,13 +208,12 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         offset = 0
 
     emit(blank)  # L26
-    if "namespace" in variables:  # L28: a caller's variable shadows the global
-        _call_global(variables, "namespace", "image_ns = namespace(...)")
+    namespace(variables)  # L28: the call itself (a caller's `namespace` variable shadows it)
     image_ns = scan_images(messages, offset)  # L28-35
 
     emit(blank)  # L36
     if image_ns.has_images and not system_message == "":  # L38-40
-        raise _raise_exception(variables, _MSG_IMAGES, "line 39")
+        raise TemplateError(_MSG_IMAGES)
 
     emit(blank)  # L41
     if not image_ns.has_images:  # L43-61: the system block
@@ -253,7 +235,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
             messages = messages[1:]  # L68
             offset += 1
         else:  # L69-70
-            raise _raise_exception(variables, _MSG_NO_FIRST_USER, "line 70")
+            raise TemplateError(_MSG_NO_FIRST_USER)
         emit(wording.user_tools)  # L72-76
         _tools_json(tools, emit)  # L77-80
         emit(first_user_message + _EOT)  # L81
@@ -291,7 +273,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         elif has_tool_calls:  # L99: the same test again, kept as written
             tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
             if not len_or_fail(tool_calls, index) == 1:  # L100-102
-                raise _raise_exception(variables, _MSG_SINGLE_CALL, "line 101")
+                raise TemplateError(_MSG_SINGLE_CALL)
             # L103: message.tool_calls[0].function
             first_call = item(tool_calls, 0)
             if type(first_call) is dict:

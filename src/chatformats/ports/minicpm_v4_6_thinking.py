@@ -19,6 +19,7 @@ from .._jinja import (
     is_mapping,
     items,
     iterate,
+    namespace,
     need_str,
     to_str,
     tojson,
@@ -64,13 +65,14 @@ def _content_path(index: int) -> str:
     return f"messages[{index}].content"
 
 
-def _render_content(content: Any, is_system_content: bool, index: int) -> str:
+def _render_content(content: Any, is_system_content: bool, index: int, variables: Mapping[str, Any]) -> str:
     """L4-32, the ``render_content`` macro: a message content as text."""
     if type(content) is str:  # L5-6
         return content
     # L7: `content is iterable and content is not mapping` (a list, a tuple, or undefined —
     # which iterates nothing and so renders "" here rather than at L27-28)
     if is_iterable(content) and type(content) is not dict:
+        namespace(variables)  # L8: the call itself (a caller's `namespace` variable shadows it)
         parts: list[str] = []  # L8: ns.parts
         for part_index, part in enumerate(content):  # L9
             tp = type(part)
@@ -113,14 +115,14 @@ def _render_content(content: Any, is_system_content: bool, index: int) -> str:
     raise TemplateError("Unexpected content type.")  # L29-30
 
 
-def _scan_last_query(messages: Sequence[Any]) -> Namespace:
+def _scan_last_query(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
     """L58-68, the reversed scan.  Each user message's content is rendered (so its errors fire
     here, last message first) until the first real query is found."""
     n = len(messages)
     for index in range(n - 1, -1, -1):  # L59-60
         message = messages[index]
         if type(message) is dict and message.get("role", MISSING) == "user":  # L61
-            content = _render_content(message.get("content", MISSING), False, index).strip()  # L62
+            content = _render_content(message.get("content", MISSING), False, index, variables).strip()  # L62
             if not (content.startswith("<tool_response>") and content.endswith("</tool_response>")):  # L63
                 return Namespace(multi_step_tool=False, last_query_index=index)  # L64-65
     return Namespace(multi_step_tool=True, last_query_index=n - 1)
@@ -159,16 +161,17 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             emit(tojson(tool))
         emit(_TOOLS_TAIL)  # L43-44
         if first_role == "system":  # L45-50
-            content = _render_content(first.get("content", MISSING), True, 0).strip()
+            content = _render_content(first.get("content", MISSING), True, 0, variables).strip()
             if content:
                 emit_pieces(("\n\n", content))
         emit("<|im_end|>\n")  # L51
     else:
         if first_role == "system":  # L53-56
-            content = _render_content(first.get("content", MISSING), True, 0).strip()
+            content = _render_content(first.get("content", MISSING), True, 0, variables).strip()
             emit_pieces(("<|im_start|>system\n", content, "<|im_end|>\n"))
 
-    ns = _scan_last_query(messages)  # L58-68
+    namespace(variables)  # L58: the call itself (a caller's `namespace` variable shadows it)
+    ns = _scan_last_query(messages, variables)  # L58-68
     if ns.multi_step_tool:  # L69-71
         raise TemplateError("No user query found in messages.")
 
@@ -184,7 +187,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         if type(raw_content) is str:
             content = raw_content.strip()
         else:
-            content = _render_content(raw_content, False, index).strip()
+            content = _render_content(raw_content, False, index, variables).strip()
         if role == "system":  # L74
             if index != 0:  # L75-77: not loop.first
                 raise TemplateError("System message must be at the beginning.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, attr, item, iterate, length, need_str, to_str, tojson
+from .._jinja import MISSING, attr, item, iterate, length, namespace, need_str, to_str, tojson
 
 # L6: the fixed preamble, verbatim.
 _PREAMBLE = (
@@ -97,6 +97,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             system_content = need_str(attr(first, "content"), "messages[0].content")
             extend(("<|im_start|>system\n", system_content, "<|im_end|>\n"))
 
+    namespace(variables)  # L18: the call itself (a caller's `namespace` variable shadows it)
     ns = scan_last_query(messages)  # L18-25
     last_index = length(messages) - 1
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from .._jinja import MISSING, attr, concat_error, iterate, need_str, strftime_now, to_str, tojson
-from ..errors import ChatFormatError, UndefinedValueError
+from .._jinja import MISSING, attr, concat_error, iterate, namespace, need_str, strftime_now, to_str, tojson
+from ..errors import ChatFormatError, TemplateTypeError, UndefinedValueError
 
 Emit = Callable[[str], None]
 
@@ -231,10 +231,13 @@ def _render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool) -> bo
 
 
 def _tool_function(tool: Any, index: int) -> Any:
-    """L45: ``tool.function`` (``tojson`` of undefined fails, naming the tool)."""
+    """L45: ``tool.function`` (``tojson`` of undefined fails — a ``TypeError`` from
+    ``json.dumps``, not an ``UndefinedError`` — naming the tool)."""
     function = attr(tool, "function")
     if function is MISSING:
-        raise UndefinedValueError(f"tools[{index}].function is undefined (tojson of it)")
+        raise TemplateTypeError(
+            f"tools[{index}].function is undefined: Object of type Undefined is not JSON serializable"
+        )
     return function
 
 
@@ -289,6 +292,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     tools = variables.get("tools", MISSING)
     response_format = variables.get("response_format", MISSING)
 
+    namespace(variables)  # L8: the call itself (a caller's `namespace` variable shadows it)
     ns = scan(messages)  # L8-16, L87-92
 
     out: List[str] = []

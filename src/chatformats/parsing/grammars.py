@@ -1,0 +1,12 @@
+"""Which grammar module reads which port's completions (a data table, importing nothing)."""
+
+#: The grammar module of each port module: formats that write the same assistant turn (an
+#: original and its variant) share one grammar.
+GRAMMARS = {
+    "solar_open": "solar_open",
+    "llama3_2_vision_2024_09": "llama3_2_vision",
+    "llama3_2_vision": "llama3_2_vision",
+    "minicpm_v4_6_thinking": "minicpm_v4_6_thinking",
+    "cogito": "cogito",
+    "qwen3_tool_agent": "qwen3_tool_agent",
+}
