@@ -60,6 +60,8 @@ TEMPLATE_VARIABLES: dict[str, tuple[str, ...]] = {
     "minicpm-v-4.6-thinking": ("add_generation_prompt", "enable_thinking", "tools"),
     "cogito": ("add_generation_prompt", "bos_token", "enable_thinking", "tools"),
     "qwen3-tool-agent": ("add_generation_prompt", "tools"),
+    "qwen3-instruct-2507": ("add_generation_prompt", "tools"),
+    "qwen3-thinking-2507": ("add_generation_prompt", "tools"),
 }
 
 #: Names the Python API takes for itself: not usable as template variables from the command line.
