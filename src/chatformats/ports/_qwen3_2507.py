@@ -103,7 +103,7 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
             emit("<|im_end|>\n")
 
 
-def tool_calls_block(emit: Emit, message: dict, content: str, index: int) -> None:
+def tool_calls_block(emit: Emit, message: dict[str, Any], content: str, index: int) -> None:
     """L52-70: each tool call as ``<tool_call>`` JSON, a newline before every call but a first
     one that follows empty content.  ``message`` is a dict (its role is ``assistant``)."""
     tool_calls = message.get("tool_calls", MISSING)
