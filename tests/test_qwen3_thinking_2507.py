@@ -17,13 +17,21 @@ NAME = "qwen3-thinking-2507"
 # sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
+
+def examples(ci: int) -> int:
+    """``ci`` examples under the ``ci`` profile (sized for the suite's time budget), fewer under
+    ``dev``, the profile's own count under ``deep``."""
+    profile = settings.default.max_examples
+    return min(profile, ci) if profile <= 2000 else profile
+
+
 qwen3_variables = s.variables(
     tools=s.tools_any,
     add_generation_prompt=s.variable_values,
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(300))
 @given(messages=s.realistic_conversation(), variables=qwen3_variables)
 @example(messages=[{"role": "user", "content": "2+2?"},
                    {"role": "assistant", "content": "<think>\nsum\n</think>\n\n4"},
@@ -38,7 +46,7 @@ def test_realistic_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(400))
 @given(messages=s.adversarial_messages, variables=qwen3_variables)
 @example(messages=[], variables={})  # messages[0] of an empty list: undefined.role fails
 @example(messages=[], variables={"tools": [{"a": 1}]})
@@ -55,14 +63,14 @@ def test_any_shape(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(300))
 @given(messages=st.lists(s.message(roles=st.sampled_from(["user", "assistant", "tool", "system"])), max_size=8),
        variables=qwen3_variables)
 def test_role_sequences(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(100))
 @given(messages=s.conversations, tools=s.tools_any, add_generation_prompt=st.booleans())
 def test_pipeline_layer(messages, tools, add_generation_prompt):
     assert_pipeline_parity(NAME, messages, {"tools": tools, "add_generation_prompt": add_generation_prompt})
