@@ -21,7 +21,37 @@ qwen3_variables = s.variables(
 )
 
 
+#: One conversation that runs every line of the template (tools with a system message, a later
+#: system message, reasoning from ``reasoning_content`` and from a ``</think>`` split, turns before
+#: and after the last user query, tool calls with dict and string arguments after content,
+#: consecutive tool responses, the generation prompt) and one without tools, with a content that is not a string.  Every property below
+#: starts from these, so whichever worker runs the line-coverage check has seen every line.
+COVERING = [
+    ([{"role": "system", "content": "S"}, {"role": "user", "content": "q1"},
+      {"role": "assistant", "content": "<think>\nr\n</think>\n\na",
+       "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}},
+                      {"type": "function", "function": {"name": "g", "arguments": "{\"y\": 2}"}}]},
+      {"role": "tool", "content": "t1"}, {"role": "tool", "content": "t2"},
+      {"role": "user", "content": "q2"}, {"role": "system", "content": "s2"},
+      {"role": "assistant", "content": "b", "reasoning_content": "rc"},
+      {"role": "assistant", "content": "c"}, {"role": "assistant", "content": "d"}],
+     {"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+      "add_generation_prompt": True}),
+    ([{"role": "system", "content": "S"}, {"role": "user", "content": "<tool_response>x</tool_response>"},
+      {"role": "user", "content": [{"type": "text", "text": "a list content renders as ''"}]}],
+     {"add_generation_prompt": True}),
+]
+
+
+def covering(test):  # type: ignore[no-untyped-def]
+    """``@example`` for each case of :data:`COVERING`."""
+    for messages, variables in reversed(COVERING):
+        test = example(messages=messages, variables=variables)(test)
+    return test
+
+
 @given(messages=s.realistic_conversation(), variables=qwen3_variables)
+@covering
 def test_realistic_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
@@ -38,12 +68,14 @@ def test_realistic_conversations(messages, variables):
 @example(messages=["user", {"role": "user", "content": "<tool_response>x</tool_response>"},
                    {"role": "assistant", "content": "<think>r</think>\n\nok"}],
          variables={"add_generation_prompt": True})
+@covering
 def test_any_shape(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
 @given(messages=st.lists(s.message(roles=st.sampled_from(["user", "assistant", "tool", "system"])), max_size=8),
        variables=qwen3_variables)
+@covering
 def test_role_sequences(messages, variables):
     assert_parity(NAME, messages, variables)
 

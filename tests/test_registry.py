@@ -22,6 +22,8 @@ PINNED = {
     "minicpm_v4_6_thinking.jinja": "19356d2fd1c60dc46c92f3b05a5e01a32cdd1ab10b68d649a0081e6bba7c8137",
     "cogito.jinja": "ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
     "qwen3_tool_agent.jinja": "ff80afbfb2bfc83da910c94d8333a10df14b6ad76cc00e5549c3fa16ebed374f",
+    "qwen3_instruct_2507.jinja": "64f85b198065d0fba2a81f37e10ed68161ce2c19a754c7100e67e0ca2ee9c326",
+    "qwen3_thinking_2507.jinja": "3802169b2a02b81e6adb7ab4f64f91ff02db753c8c3a64a01c35192d3a61d8d7",
 }
 
 
@@ -34,9 +36,11 @@ def test_reference_templates_are_pinned():
 def test_registry_ties_templates_and_ports_together():
     names = chatformats.formats()
     assert names == ["solar-open", "llama-3.2-vision-2024-09", "llama-3.2-vision-variant",
-                     "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent"]
+                     "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent",
+                     "qwen3-instruct-2507", "qwen3-thinking-2507"]
     assert sorted(chatformats.get_format(n).template_file for n in names) == sorted(PINNED)
-    ported_modules = {p.stem for p in PORTS.glob("*.py") if p.stem != "__init__"}
+    # Modules named ``_*`` hold what several ports share (``_qwen3_2507``): no format of their own.
+    ported_modules = {p.stem for p in PORTS.glob("*.py") if not p.stem.startswith("_")}
     for name in names:
         fmt = chatformats.get_format(name)
         assert fmt.template_sha256 == PINNED[fmt.template_file]

@@ -25,7 +25,6 @@ from chatformats import ChatFormatError, InternalError, TemplateError
 from chatformats.openai import (
     HF_APPLY_CHAT_TEMPLATE_PARAMS,
     InvalidRequest,
-    _GLOBALS_CALLED,
     preprocess_request,
     render_request,
 )
@@ -127,7 +126,7 @@ def test_globals_called_are_jinja2s(name):
         trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
     found = jinja2.meta.find_undeclared_variables(
         env.parse(chatformats.get_format(name).template_source()))
-    assert _GLOBALS_CALLED[name] == found & ENVIRONMENT_GLOBALS
+    assert chatformats.get_format(name).calls == found & ENVIRONMENT_GLOBALS
 
 
 def _content_loops(ast: Any) -> bool:

@@ -185,6 +185,9 @@ _LLAMA3_TOKENS = {
     "eos_token": "<|eot_id|>",
 }
 
+# The Qwen3 2507 tokenizer configs: eos "<|im_end|>", pad "<|endoftext|>", bos and unk null.
+_QWEN3_2507_TOKENS = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
+
 _FORMATS: dict[str, ChatFormat] = {
     f.name: f
     for f in (
@@ -275,17 +278,52 @@ _FORMATS: dict[str, ChatFormat] = {
         ChatFormat(
             name="qwen3-tool-agent",
             model_ids=(),
-            # The Qwen3 2507 tokenizer config: eos "<|im_end|>", pad "<|endoftext|>", bos and unk null.
-            special_tokens={"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
+            special_tokens=_QWEN3_2507_TOKENS,
             status="ported",
             module="qwen3_tool_agent",
             template_file="qwen3_tool_agent.jinja",
             template_sha256="ff80afbfb2bfc83da910c94d8333a10df14b6ad76cc00e5549c3fa16ebed374f",
-            description="Qwen3 (2507-series) template with a fixed tool-use preamble",
+            description="variant: the Qwen3 2507 reasoning template (qwen3-thinking-2507's logic) with "
+                        "a fixed tool-use preamble and the Instruct generation prompt; no published model",
             variables=("add_generation_prompt", "tools"),
             content_format="string",
             calls=frozenset({"namespace"}),
             variant_of="the Qwen3 2507-series template (Qwen/Qwen3-*-2507)",
+        ),
+        ChatFormat(
+            name="qwen3-instruct-2507",
+            # The models whose tokenizer config carries exactly this text (see
+            # reference_templates/README.md for the evidence per model).
+            model_ids=("Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Instruct-2507"),
+            special_tokens=_QWEN3_2507_TOKENS,
+            status="ported",
+            module="qwen3_instruct_2507",
+            template_file="qwen3_instruct_2507.jinja",
+            template_sha256="64f85b198065d0fba2a81f37e10ed68161ce2c19a754c7100e67e0ca2ee9c326",
+            description="Qwen3 Instruct-2507 (non-thinking)",
+            variables=("add_generation_prompt", "tools"),
+            content_format="string",
+            calls=frozenset(),
+        ),
+        ChatFormat(
+            name="qwen3-thinking-2507",
+            model_ids=(
+                "Qwen/Qwen3-235B-A22B-Thinking-2507",
+                "Qwen/Qwen3-235B-A22B-Thinking-2507-FP8",
+                "Qwen/Qwen3-30B-A3B-Thinking-2507",
+                "Qwen/Qwen3-30B-A3B-Thinking-2507-FP8",
+                "Qwen/Qwen3-4B-Thinking-2507",
+                "Qwen/Qwen3-4B-Thinking-2507-FP8",
+            ),
+            special_tokens=_QWEN3_2507_TOKENS,
+            status="ported",
+            module="qwen3_thinking_2507",
+            template_file="qwen3_thinking_2507.jinja",
+            template_sha256="3802169b2a02b81e6adb7ab4f64f91ff02db753c8c3a64a01c35192d3a61d8d7",
+            description="Qwen3 Thinking-2507",
+            variables=("add_generation_prompt", "tools"),
+            content_format="string",
+            calls=frozenset({"namespace"}),
         ),
     )
 }

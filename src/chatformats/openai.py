@@ -102,18 +102,6 @@ _MODALITIES: dict[str, dict[str, str]] = {
     "minicpm-v-4.6-thinking": {"image": "(<image>./</image>)", "video": "(<video>./</video>)"},
 }
 
-#: The environment globals each template calls (jinja2's ``find_undeclared_variables`` lists
-#: them, so vLLM passes a ``chat_template_kwargs`` entry of that name on, which then replaces
-#: the function for the render).  ``tests/test_serving_openai.py`` checks this against jinja2.
-_GLOBALS_CALLED: dict[str, frozenset[str]] = {
-    "solar-open": frozenset({"strftime_now"}),
-    "llama-3.2-vision-2024-09": frozenset({"raise_exception", "strftime_now"}),
-    "llama-3.2-vision-variant": frozenset({"raise_exception", "strftime_now"}),
-    "minicpm-v-4.6-thinking": frozenset({"raise_exception"}),
-    "cogito": frozenset(),
-    "qwen3-tool-agent": frozenset(),
-}
-
 #: The parameters of transformers' ``PreTrainedTokenizerBase.apply_chat_template`` (5.24): vLLM
 #: passes these through ``resolve_chat_template_kwargs`` whatever the template reads.
 #: ``tests/test_serving_openai.py`` checks the list against transformers' signature.
@@ -469,7 +457,10 @@ def preprocess_request(
     defaults = _merge(default_chat_template_kwargs, {
         "tools": _tools(body, exclude_tools_when_tool_choice_none)})
     kwargs = _merge(defaults, request_kwargs)
-    overridden = _GLOBALS_CALLED.get(fmt.name, frozenset()) & set(kwargs)
+    # The environment globals the template calls (the registry's ``calls``): jinja2's
+    # ``find_undeclared_variables`` lists them, so vLLM passes a ``chat_template_kwargs`` entry of
+    # that name on, which then replaces the function for the render.
+    overridden = fmt.calls & set(kwargs)
     if overridden:
         raise InvalidRequest(
             f"chat_template_kwargs: {', '.join(sorted(overridden))} would replace the template's "

@@ -1,0 +1,198 @@
+"""The pieces the Qwen3 2507-series templates share, byte for byte.
+
+Three templates are built from these pieces:
+
+- ``qwen3_thinking_2507.jinja`` (Qwen3 Thinking-2507): the system block, the reversed scan for
+  the last real user query, the message loop with the ``</think>`` split, and the generation
+  prompt ``<|im_start|>assistant\\n<think>\\n``.  :func:`render_reasoning` is that template; its
+  ``Lnn`` comments cite ``qwen3_thinking_2507.jinja``.
+- ``qwen3_tool_agent.jinja``: the same template with a fixed tool-use preamble after the system
+  message in the tools branch and the generation prompt ``<|im_start|>assistant\\n`` (the
+  Instruct-2507 generation prompt), its lines unindented.  Its module binds
+  :func:`render_reasoning` with that preamble and prompt.
+- ``qwen3_instruct_2507.jinja`` (Qwen3 Instruct-2507): the same system block, tool calls and tool
+  responses, but no reversed scan and no reasoning split: an assistant turn is its content.  Its
+  module uses :func:`system_block`, :func:`tool_calls_block` and :func:`tool_response` with
+  its own message loop.
+
+Only what is byte-identical in those templates lives here; the line numbers in the docstrings
+below are those of ``qwen3_thinking_2507.jinja`` (``qwen3_instruct_2507.jinja`` has the same
+lines 1-16, and its tool-call and tool lines are the thinking template's minus 26).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+from .._jinja import MISSING, attr, item, iterate, length, namespace, need_str, to_str, tojson
+
+# L6
+TOOLS_HEAD = (
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>"
+)
+# L11
+TOOLS_TAIL = (
+    "\n</tools>\n\nFor each function call, return a json object with function name and arguments "
+    'within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": '
+    "<args-json-object>}\n</tool_call><|im_end|>\n"
+)
+#: L85 of ``qwen3_thinking_2507.jinja``: the Thinking-2507 generation prompt opens the reasoning.
+THINKING_GENERATION_PROMPT = "<|im_start|>assistant\n<think>\n"
+#: L60 of ``qwen3_instruct_2507.jinja`` (and L86 of ``qwen3_tool_agent.jinja``).
+INSTRUCT_GENERATION_PROMPT = "<|im_start|>assistant\n"
+
+Emit = Callable[[str], None]
+
+
+class Namespace:
+    """L17-24: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
+    after the reversed scan.  ``multi_step_tool`` stays true when no message is a real user
+    query (a string content not wrapped in ``<tool_response>...</tool_response>``)."""
+
+    __slots__ = ("multi_step_tool", "last_query_index")
+
+    multi_step_tool: bool
+    last_query_index: int
+
+    def __init__(self, multi_step_tool: bool, last_query_index: int) -> None:
+        self.multi_step_tool = multi_step_tool
+        self.last_query_index = last_query_index
+
+
+def scan_last_query(messages: Sequence[Any]) -> Namespace:
+    """L17-24, the reversed scan."""
+    n = len(messages)
+    for index in range(n - 1, -1, -1):
+        message = messages[index]
+        # L20: role == "user" and content is string and not (startswith and endswith)
+        if type(message) is dict and message.get("role", MISSING) == "user":  # attr(), inlined
+            content = message.get("content", MISSING)
+            if type(content) is str and not (
+                content.startswith("<tool_response>") and content.endswith("</tool_response>")
+            ):
+                return Namespace(multi_step_tool=False, last_query_index=index)
+    return Namespace(multi_step_tool=True, last_query_index=n - 1)
+
+
+def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str = "") -> None:
+    """L1-16: the tools block (with the system message first), or the system message alone.
+
+    ``preamble`` is the text a variant injects between the system message and ``# Tools``
+    (``qwen3_tool_agent.jinja`` L6); the published templates inject nothing.
+    """
+    if tools:
+        emit("<|im_start|>system\n")  # L2
+        first = item(messages, 0, "messages")
+        if attr(first, "role", "messages[0]") == "system":  # L3-5
+            emit(need_str(attr(first, "content"), "messages[0].content"))
+            emit("\n\n")
+        if preamble:
+            emit(preamble)
+        emit(TOOLS_HEAD)  # L6
+        for tool in iterate(tools, "tools"):  # L7-10
+            emit("\n")
+            emit(tojson(tool))
+        emit(TOOLS_TAIL)  # L11
+    else:
+        first = item(messages, 0, "messages")
+        if attr(first, "role", "messages[0]") == "system":  # L13-15
+            system_content = need_str(attr(first, "content"), "messages[0].content")
+            emit("<|im_start|>system\n")
+            emit(system_content)
+            emit("<|im_end|>\n")
+
+
+def tool_calls_block(emit: Emit, message: dict[str, Any], content: str, index: int) -> None:
+    """L52-70: each tool call as ``<tool_call>`` JSON, a newline before every call but a first
+    one that follows empty content.  ``message`` is a dict (its role is ``assistant``)."""
+    tool_calls = message.get("tool_calls", MISSING)
+    if not tool_calls:  # L52
+        return
+    if type(tool_calls) is not list:
+        tool_calls = iterate(tool_calls, f"messages[{index}].tool_calls")
+    for call_index, tool_call in enumerate(tool_calls):  # L53
+        if (call_index == 0 and content) or call_index != 0:  # L54-56
+            emit("\n")
+        # attr(x, ...) below, inlined: the item of a dict, undefined for anything else
+        function = tool_call.get("function", MISSING) if type(tool_call) is dict else MISSING
+        if function:  # L57-59
+            tool_call = function
+        if type(tool_call) is dict:
+            name = tool_call.get("name", MISSING)
+            arguments = tool_call.get("arguments", MISSING)
+        else:
+            name = arguments = MISSING
+        emit('<tool_call>\n{"name": "')  # L60
+        emit(name if type(name) is str else to_str(name))  # L61
+        emit('", "arguments": ')  # L62
+        emit(arguments if type(arguments) is str else tojson(arguments))  # L63-67
+        emit("}\n</tool_call>")  # L68
+
+
+def tool_response(emit: Emit, messages: Sequence[Any], index: int, last_index: int, content: str) -> None:
+    """L73-81: consecutive tool messages share one ``<|im_start|>user`` turn."""
+    # L73: loop.first or messages[loop.index0 - 1].role != "tool"
+    previous = messages[index - 1] if index else None
+    if index == 0 or type(previous) is not dict or previous.get("role", MISSING) != "tool":
+        emit("<|im_start|>user")
+    emit("\n<tool_response>\n")  # L76
+    emit(content)  # L77
+    emit("\n</tool_response>")  # L78
+    # L79: loop.last or messages[loop.index0 + 1].role != "tool"
+    following = messages[index + 1] if index != last_index else None
+    if index == last_index or type(following) is not dict or following.get("role", MISSING) != "tool":
+        emit("<|im_end|>\n")  # L80
+
+
+def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt: Any,
+                     preamble: str, generation_prompt: str, variables: Mapping[str, Any]) -> str:
+    """``qwen3_thinking_2507.jinja`` (with ``preamble`` injected and ``generation_prompt`` as the
+    generation prompt): pre-pass, system block, message loop, generation prompt."""
+    # Output pieces are appended, never concatenated: a long content is copied once, by the
+    # final join.
+    out: list[str] = []
+    emit = out.append
+    extend = out.extend
+
+    system_block(emit, messages, tools, preamble)  # L1-16
+    namespace(variables)  # L17: the call itself (a caller's `namespace` variable shadows it)
+    ns = scan_last_query(messages)  # L17-24
+    last_index = length(messages) - 1
+
+    for index, message in enumerate(messages):  # L25
+        if type(message) is dict:  # attr(message, ...), inlined for the common case
+            role = message.get("role", MISSING)
+            content = message.get("content", MISSING)
+        else:  # any field of a message that is not a mapping is undefined
+            role = content = MISSING
+        if type(content) is not str:  # L26-30
+            content = ""
+        if role == "user" or (role == "system" and index != 0):  # L31-32
+            extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
+        elif role == "assistant":  # L33 (so message is a dict)
+            reasoning_content = ""  # L34
+            message_reasoning = message.get("reasoning_content", MISSING)
+            if type(message_reasoning) is str:  # L35-36
+                reasoning_content = message_reasoning
+            elif "</think>" in content:  # L38-41
+                reasoning_content = (
+                    content.split("</think>")[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
+                )
+                content = content.split("</think>")[-1].lstrip("\n")
+            if index > ns.last_query_index:  # L43
+                if index == last_index or reasoning_content:  # L44: last or (not last and rc)
+                    extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
+                            "\n</think>\n\n", content.lstrip("\n")))
+                else:  # L46-47
+                    extend(("<|im_start|>", role, "\n", content))
+            else:  # L49-50
+                extend(("<|im_start|>", role, "\n", content))
+            tool_calls_block(emit, message, content, index)  # L52-70
+            emit("<|im_end|>\n")  # L71
+        elif role == "tool":  # L72
+            tool_response(emit, messages, index, last_index, content)  # L73-81
+
+    if add_generation_prompt:  # L84-86
+        emit(generation_prompt)
+    return "".join(out)
