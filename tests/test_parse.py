@@ -632,3 +632,13 @@ def test_parsing_needs_no_optional_dependency() -> None:
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, src], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_parse_benchmark_smoke() -> None:
+    """``benchmarks/parse.py`` runs, and both parsers agree on every workload it times."""
+    from benchmarks import parse as bench
+
+    for name in FORMATS:
+        rows = bench.compare(name, rounds=1, budget=0.0, long_chars=300)
+        assert [r["workload"] for r in rows] == ["short", "tools", "long", "long (16-char chunks)"]
+        assert bench.scaling(name, rounds=1, budget=0.0, n=100)["ratio"] > 0
