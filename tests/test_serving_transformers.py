@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chatformats
-from chatformats import pipeline
+from chatformats import _core
 from chatformats.transformers import accelerate, decelerate, is_accelerated
 
 from . import strategies as s
@@ -47,8 +47,9 @@ class _Clock(datetime):
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
-    """Both sides on one clock: transformers' strftime_now and the pipeline's default ``now``."""
-    monkeypatch.setattr(pipeline, "datetime", _Clock)
+    """Both sides on one clock: transformers' strftime_now and the render core's default ``now``
+    (both layers read the clock in ``chatformats._core``)."""
+    monkeypatch.setattr(_core, "datetime", _Clock)
     with T.fixed_clock():
         yield
 

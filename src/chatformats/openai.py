@@ -102,6 +102,10 @@ _MODALITIES: dict[str, dict[str, str]] = {
     "minicpm-v-4.6-thinking": {"image": "(<image>./</image>)", "video": "(<video>./</video>)"},
 }
 
+#: jinja2's own default globals: ``meta.find_undeclared_variables`` never lists them, so vLLM's
+#: filter drops a ``chat_template_kwargs`` entry of such a name before the template sees it.
+_JINJA2_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
+
 #: The parameters of transformers' ``PreTrainedTokenizerBase.apply_chat_template`` (5.24): vLLM
 #: passes these through ``resolve_chat_template_kwargs`` whatever the template reads.
 #: ``tests/test_serving_openai.py`` checks the list against transformers' signature.
@@ -457,10 +461,10 @@ def preprocess_request(
     defaults = _merge(default_chat_template_kwargs, {
         "tools": _tools(body, exclude_tools_when_tool_choice_none)})
     kwargs = _merge(defaults, request_kwargs)
-    # The environment globals the template calls (the registry's ``calls``): jinja2's
-    # ``find_undeclared_variables`` lists them, so vLLM passes a ``chat_template_kwargs`` entry of
-    # that name on, which then replaces the function for the render.
-    overridden = fmt.calls & set(kwargs)
+    # The environment globals the template calls (the registry's ``calls``) that jinja2's
+    # ``find_undeclared_variables`` lists (all but jinja2's own, such as ``namespace``): vLLM
+    # passes a ``chat_template_kwargs`` entry of that name on, which then replaces the function.
+    overridden = (fmt.calls - _JINJA2_GLOBALS) & set(kwargs)
     if overridden:
         raise InvalidRequest(
             f"chat_template_kwargs: {', '.join(sorted(overridden))} would replace the template's "

@@ -9,4 +9,6 @@ GRAMMARS = {
     "minicpm_v4_6_thinking": "minicpm_v4_6_thinking",
     "cogito": "cogito",
     "qwen3_tool_agent": "qwen3_tool_agent",
+    # The tool agent is Thinking-2507's logic with a preamble: the same assistant turn.
+    "qwen3_thinking_2507": "qwen3_tool_agent",
 }
