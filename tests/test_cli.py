@@ -155,10 +155,10 @@ def test_show_reports_a_modified_template(capsysbinary, monkeypatch, tmp_path):
 def test_show_by_model_id(capsysbinary):
     status, out, _ = run(capsysbinary, "show", "DeepCogito/cogito-v1-preview-llama-3B")
     assert status == 0 and b"format:         cogito" in out
-    # The seed variant reproduces no published template: Meta's id is not its own.
+    # Meta's id finds Meta's template; the seed variant says what it varies.
     status, out, err = run(capsysbinary, "show", "meta-llama/Llama-3.2-11B-Vision-Instruct")
-    assert status == cli.EXIT_USAGE and "'llama-3.2-vision' is a variant of" in err
-    status, out, _ = run(capsysbinary, "show", "llama-3.2-vision")
+    assert status == 0 and b"format:         llama-3.2-vision-2024-09" in out
+    status, out, _ = run(capsysbinary, "show", "llama-3.2-vision-variant")
     assert b"a variant of meta-llama/Llama-3.2-11B-Vision-Instruct" in out
 
 
@@ -735,13 +735,12 @@ def test_verify_both_failing_the_same_way_is_reported(capsysbinary, tmp_path):
 def test_verify_without_the_pinned_reference_template(capsysbinary, monkeypatch, tmp_path, damage):
     """A missing or edited reference template: one line, status 4, no traceback."""
     fmt = chatformats.get_format("cogito")
-    folder = tmp_path / "reference_templates"
-    folder.mkdir()
-    if damage == "modified":
-        (folder / fmt.template_file).write_text(fmt.template_source() + " ", encoding="utf-8")
-    from chatformats import _registry
+    from chatformats import _template_sources
 
-    monkeypatch.setattr(_registry, "_template_dir", lambda: folder)
+    if damage == "modified":
+        monkeypatch.setitem(_template_sources.SOURCES, fmt.template_file, fmt.template_source() + " ")
+    else:
+        monkeypatch.delitem(_template_sources.SOURCES, fmt.template_file)
     status, out, err = run(capsysbinary, "verify", "cogito", write_json(tmp_path, MESSAGES))
     assert status == cli.EXIT_NO_REFERENCE and out == b""
     assert err.count("\n") == 1 and err.startswith("chatformats: verify cannot run: the reference")

@@ -599,18 +599,6 @@ def test_casts_like_transformers() -> None:
 # ------------------------------------------------------------------ docs
 
 
-def test_docs_examples_run() -> None:
-    """Every ```python block of docs/parsing.md runs (in order, one namespace)."""
-    from pathlib import Path
-
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "parsing.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", doc, flags=re.DOTALL)
-    assert len(blocks) >= 7
-    namespace: dict[str, Any] = {}
-    for block in blocks:
-        exec(block, namespace)  # noqa: S102 — the manual's examples
-
-
 def test_parsing_needs_no_optional_dependency() -> None:
     """Parsing loads neither jinja2, transformers nor dataclasses (restricted runtimes)."""
     import subprocess

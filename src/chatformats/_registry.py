@@ -352,18 +352,19 @@ _PORTS: dict[Any, tuple[PortFunction, frozenset[str]]] = {}
 
 def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str]]:
     """Format ``name``'s port function and the environment globals its template calls (see
-    :attr:`ChatFormat.calls`), from the port table; raises :class:`UnknownFormatError`, or
-    ``ChatFormatError`` for a format not ported."""
+    :attr:`ChatFormat.calls`), from the port table (one entry per format, under its name, also
+    reached by the aliases and model ids it was asked by); raises :class:`UnknownFormatError`,
+    or ``ChatFormatError`` for a format not ported."""
     try:
         return _PORTS[name]
-    except (KeyError, TypeError):  # first use of this format, or a name that is not one
+    except (KeyError, TypeError):  # first use of this name, a format object, or not a format
         pass
     fmt = get_format(name)
-    entry = (fmt.port, fmt.calls)
-    try:
+    entry = _PORTS.get(fmt.name)
+    if entry is None:
+        entry = _PORTS[fmt.name] = (fmt.port, fmt.calls)
+    if type(name) is str:  # an alias or a model id: cached too (format objects are not keys)
         _PORTS[name] = entry
-    except TypeError:  # an unhashable name that get_format accepted: not cached
-        pass
     return entry
 
 
