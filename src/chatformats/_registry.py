@@ -381,9 +381,7 @@ def get_format(name: str | ChatFormat) -> ChatFormat:
     except (KeyError, TypeError):
         if type(name) is ChatFormat:
             return name
-        if type(name) is str and name in ALIASES:
-            return _FORMATS[ALIASES[name][0]]
-        return lookup(name, _FORMATS)
+        return lookup(name, _FORMATS)  # any case; aliases and model ids too
 
 
 #: The registry's names, aliases and model ids, case-folded, built on first lookup.
