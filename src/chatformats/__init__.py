@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from ._lookup import detect, from_pretrained
     from ._registry import ChatFormat, formats, get_format
+    from ._spans import Rendering, Span
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template
 
@@ -54,6 +55,8 @@ _LAZY = {
     "ResponseParser": ".parsing",
     "detect": "._lookup",
     "from_pretrained": "._lookup",
+    "Rendering": "._spans",
+    "Span": "._spans",
 }
 
 
@@ -77,6 +80,9 @@ from ._version import __version__  # noqa: E402 — after the lazy names, as bef
 
 __all__ = [
     "render",
+    "render_spans",
+    "Rendering",
+    "Span",
     "apply_chat_template",
     "formats",
     "get_format",
@@ -133,3 +139,19 @@ def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None
     if strict:
         _core.check_variables(_registry.get_format(name), variables)
     return _core.render(name, port, calls, messages, now, variables)
+
+
+def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
+                 strict: bool = False, **variables: Any) -> Rendering:
+    """:func:`render`, with the structure behind the text: a read-only :class:`Rendering` whose
+    ``.text`` is exactly what :func:`render` returns for the same arguments (and which fails
+    where it fails), ``.spans`` say which input value each character came from and
+    ``.assistant_spans`` what the model generates (``docs/spans.md``)."""
+    from . import _spans
+
+    port, calls = _registry.port(name)
+    if strict:
+        _core.check_variables(_registry.get_format(name), variables)
+    recorder = _spans.Recorder()
+    text = _core.render(name, port, calls, messages, now, variables, recorder)
+    return _spans.build(text, recorder)

@@ -56,7 +56,7 @@ _CONTAINERS = frozenset((dict, list, tuple))
 
 
 def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, now: Any,
-           variables: Mapping[str, Any]) -> str:
+           variables: Mapping[str, Any], spans: Any = None) -> str:
     """The template layer with format ``name``'s ``port`` (whose template calls ``calls``):
     the call checked as ``Template.render(messages=..., **variables)`` checks it; the input
     checked (``messages`` a list or tuple; it and every variable JSON-like data within
@@ -76,7 +76,7 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
         now = datetime.now()
     elif not isinstance(now, datetime):
         raise TypeError(f"now must be a datetime, not {type(now).__name__}")
-    return call_port(name, port, calls, messages, variables, now)
+    return call_port(name, port, calls, messages, variables, now, spans)
 
 
 # ------------------------------------------------------------------ strictness
@@ -327,7 +327,7 @@ def not_callable(name: str, value: Any) -> TemplateTypeError:
 
 
 def call_port(name: Any, port: PortFunction, calls: frozenset[str], messages: Any,
-              variables: Mapping[str, Any], now: datetime) -> str:
+              variables: Mapping[str, Any], now: datetime, spans: Any = None) -> str:
     """``port(messages, variables, now)`` with the environment's globals as the caller's
     variables leave them, behind the safety net both layers share.
 
@@ -354,7 +354,9 @@ def call_port(name: Any, port: PortFunction, calls: frozenset[str], messages: An
             now = _ShadowedClock(not_callable("strftime_now", variables["strftime_now"]))  # type: ignore[assignment]
         shadow_raise = "raise_exception" in calls and "raise_exception" in variables
     try:
-        return port(messages, variables, now)
+        if spans is None:
+            return port(messages, variables, now)
+        return port(messages, variables, now, spans)  # type: ignore[call-arg]
     except TemplateError:
         if shadow_raise:
             raise not_callable("raise_exception", variables["raise_exception"]) from None

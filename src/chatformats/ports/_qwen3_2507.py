@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from .._jinja import MISSING, attr, item, iterate, length, namespace, need_str, to_str, tojson
+from .._spans import Recorder
 
 # L6
 TOOLS_HEAD = (
@@ -75,7 +76,8 @@ def scan_last_query(messages: Sequence[Any]) -> Namespace:
     return Namespace(multi_step_tool=True, last_query_index=n - 1)
 
 
-def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str = "") -> None:
+def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str = "",
+                 spans: Recorder | None = None) -> None:
     """L1-16: the tools block (with the system message first), or the system message alone.
 
     ``preamble`` is the text a variant injects between the system message and ``# Tools``
@@ -85,13 +87,17 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
         emit("<|im_start|>system\n")  # L2
         first = item(messages, 0, "messages")
         if attr(first, "role", "messages[0]") == "system":  # L3-5
+            if spans:
+                spans.source("messages[0].content")
             emit(need_str(attr(first, "content"), "messages[0].content"))
             emit("\n\n")
         if preamble:
             emit(preamble)
         emit(TOOLS_HEAD)  # L6
-        for tool in iterate(tools, "tools"):  # L7-10
+        for tool_index, tool in enumerate(iterate(tools, "tools")):  # L7-10
             emit("\n")
+            if spans:
+                spans.source(f"tools[{tool_index}]")
             emit(tojson(tool))
         emit(TOOLS_TAIL)  # L11
     else:
@@ -99,11 +105,14 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
         if attr(first, "role", "messages[0]") == "system":  # L13-15
             system_content = need_str(attr(first, "content"), "messages[0].content")
             emit("<|im_start|>system\n")
+            if spans:
+                spans.source("messages[0].content")
             emit(system_content)
             emit("<|im_end|>\n")
 
 
-def tool_calls_block(emit: Emit, message: dict[str, Any], content: str, index: int) -> None:
+def tool_calls_block(emit: Emit, message: dict[str, Any], content: str, index: int,
+                     spans: Recorder | None = None) -> None:
     """L52-70: each tool call as ``<tool_call>`` JSON, a newline before every call but a first
     one that follows empty content.  ``message`` is a dict (its role is ``assistant``)."""
     tool_calls = message.get("tool_calls", MISSING)
@@ -116,27 +125,36 @@ def tool_calls_block(emit: Emit, message: dict[str, Any], content: str, index: i
             emit("\n")
         # attr(x, ...) below, inlined: the item of a dict, undefined for anything else
         function = tool_call.get("function", MISSING) if type(tool_call) is dict else MISSING
+        path = f"messages[{index}].tool_calls[{call_index}]" if spans else ""
         if function:  # L57-59
             tool_call = function
+            path += ".function"
         if type(tool_call) is dict:
             name = tool_call.get("name", MISSING)
             arguments = tool_call.get("arguments", MISSING)
         else:
             name = arguments = MISSING
         emit('<tool_call>\n{"name": "')  # L60
+        if spans:
+            spans.source(path + ".name")
         emit(name if type(name) is str else to_str(name))  # L61
         emit('", "arguments": ')  # L62
+        if spans:
+            spans.source(path + ".arguments")
         emit(arguments if type(arguments) is str else tojson(arguments))  # L63-67
         emit("}\n</tool_call>")  # L68
 
 
-def tool_response(emit: Emit, messages: Sequence[Any], index: int, last_index: int, content: str) -> None:
+def tool_response(emit: Emit, messages: Sequence[Any], index: int, last_index: int, content: str,
+                  spans: Recorder | None = None) -> None:
     """L73-81: consecutive tool messages share one ``<|im_start|>user`` turn."""
     # L73: loop.first or messages[loop.index0 - 1].role != "tool"
     previous = messages[index - 1] if index else None
     if index == 0 or type(previous) is not dict or previous.get("role", MISSING) != "tool":
         emit("<|im_start|>user")
     emit("\n<tool_response>\n")  # L76
+    if spans:
+        spans.source(f"messages[{index}].content")
     emit(content)  # L77
     emit("\n</tool_response>")  # L78
     # L79: loop.last or messages[loop.index0 + 1].role != "tool"
@@ -146,16 +164,22 @@ def tool_response(emit: Emit, messages: Sequence[Any], index: int, last_index: i
 
 
 def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt: Any,
-                     preamble: str, generation_prompt: str, variables: Mapping[str, Any]) -> str:
+                     preamble: str, generation_prompt: str, variables: Mapping[str, Any],
+                     spans: Recorder | None = None) -> str:
     """``qwen3_thinking_2507.jinja`` (with ``preamble`` injected and ``generation_prompt`` as the
-    generation prompt): pre-pass, system block, message loop, generation prompt."""
+    generation prompt): pre-pass, system block, message loop, generation prompt.
+
+    With ``spans``, each assistant turn's generated range starts where ``generation_prompt``
+    leaves the model (after ``<think>\\n`` when the prompt opens the reasoning) and ends after
+    its ``<|im_end|>``."""
     # Output pieces are appended, never concatenated: a long content is copied once, by the
     # final join.
-    out: list[str] = []
+    out: list[str] = spans.pieces if spans else []
     emit = out.append
     extend = out.extend
+    prefilled = generation_prompt.endswith("<think>\n")
 
-    system_block(emit, messages, tools, preamble)  # L1-16
+    system_block(emit, messages, tools, preamble, spans)  # L1-16
     namespace(variables)  # L17: the call itself (a caller's `namespace` variable shadows it)
     ns = scan_last_query(messages)  # L17-24
     last_index = length(messages) - 1
@@ -169,9 +193,13 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
         if type(content) is not str:  # L26-30
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L31-32
+            if spans:
+                spans.source(f"messages[{index}].role", 1)
+                spans.source(f"messages[{index}].content", 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L33 (so message is a dict)
             reasoning_content = ""  # L34
+            reasoning_path = f"messages[{index}].reasoning_content"
             message_reasoning = message.get("reasoning_content", MISSING)
             if type(message_reasoning) is str:  # L35-36
                 reasoning_content = message_reasoning
@@ -180,18 +208,27 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
                     content.split("</think>")[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
                 )
                 content = content.split("</think>")[-1].lstrip("\n")
-            if index > ns.last_query_index:  # L43
-                if index == last_index or reasoning_content:  # L44: last or (not last and rc)
-                    extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
-                            "\n</think>\n\n", content.lstrip("\n")))
-                else:  # L46-47
-                    extend(("<|im_start|>", role, "\n", content))
-            else:  # L49-50
+                reasoning_path = f"messages[{index}].content"
+            if spans:
+                spans.source(f"messages[{index}].role", 1)
+            if index > ns.last_query_index and (index == last_index or reasoning_content):  # L43-44
+                if spans:
+                    spans.open(4 if prefilled else 3)
+                    spans.source(reasoning_path, 4)
+                    spans.source(f"messages[{index}].content", 6)
+                extend(("<|im_start|>", role, "\n", "<think>\n", reasoning_content.strip("\n"),
+                        "\n</think>\n\n", content.lstrip("\n")))  # L45
+            else:  # L46-47, L49-50
+                if spans:
+                    spans.open(3)
+                    spans.source(f"messages[{index}].content", 3)
                 extend(("<|im_start|>", role, "\n", content))
-            tool_calls_block(emit, message, content, index)  # L52-70
-            emit("<|im_end|>\n")  # L71
+            tool_calls_block(emit, message, content, index, spans)  # L52-70
+            if spans:
+                spans.close(1)
+            extend(("<|im_end|>", "\n"))  # L71
         elif role == "tool":  # L72
-            tool_response(emit, messages, index, last_index, content)  # L73-81
+            tool_response(emit, messages, index, last_index, content, spans)  # L73-81
 
     if add_generation_prompt:  # L84-86
         emit(generation_prompt)

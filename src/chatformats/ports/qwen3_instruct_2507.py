@@ -14,15 +14,19 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING, length
+from .._spans import Recorder
 from ._qwen3_2507 import INSTRUCT_GENERATION_PROMPT, system_block, tool_calls_block, tool_response
 
 
-def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
-    out: list[str] = []
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Recorder | None = None) -> str:
+    """The template; with ``spans``, an assistant turn's generated range is everything after its
+    ``<|im_start|>assistant\\n`` through its ``<|im_end|>``."""
+    out: list[str] = spans.pieces if spans else []
     emit = out.append
     extend = out.extend
 
-    system_block(emit, messages, variables.get("tools", MISSING))  # L1-16
+    system_block(emit, messages, variables.get("tools", MISSING), "", spans)  # L1-16
     last_index = length(messages) - 1
 
     for index, message in enumerate(messages):  # L17
@@ -34,13 +38,22 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         if type(content) is not str:  # L18-22
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L23-24
+            if spans:
+                spans.source(f"messages[{index}].role", 1)
+                spans.source(f"messages[{index}].content", 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L25 (so message is a dict)
+            if spans:
+                spans.source(f"messages[{index}].role", 1)
+                spans.open(3)
+                spans.source(f"messages[{index}].content", 3)
             extend(("<|im_start|>", role, "\n", content))  # L26
-            tool_calls_block(emit, message, content, index)  # L27-45
-            emit("<|im_end|>\n")  # L46
+            tool_calls_block(emit, message, content, index, spans)  # L27-45
+            if spans:
+                spans.close(1)
+            extend(("<|im_end|>", "\n"))  # L46
         elif role == "tool":  # L47
-            tool_response(emit, messages, index, last_index, content)  # L48-56
+            tool_response(emit, messages, index, last_index, content, spans)  # L48-56
 
     if variables.get("add_generation_prompt", MISSING):  # L59-61
         emit(INSTRUCT_GENERATION_PROMPT)

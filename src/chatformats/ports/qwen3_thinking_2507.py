@@ -14,10 +14,12 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING
+from .._spans import Recorder
 from ._qwen3_2507 import THINKING_GENERATION_PROMPT, render_reasoning
 
 
-def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Recorder | None = None) -> str:
     return render_reasoning(
         messages,
         variables.get("tools", MISSING),
@@ -25,4 +27,5 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         preamble="",  # L1-16: nothing between the system message and "# Tools"
         generation_prompt=THINKING_GENERATION_PROMPT,  # L85
         variables=variables,
+        spans=spans,
     )

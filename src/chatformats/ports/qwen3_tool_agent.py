@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING
+from .._spans import Recorder
 from ._qwen3_2507 import INSTRUCT_GENERATION_PROMPT, render_reasoning
 
 # L6: the fixed preamble, verbatim.
@@ -37,7 +38,8 @@ PREAMBLE = (
 )
 
 
-def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Recorder | None = None) -> str:
     return render_reasoning(
         messages,
         variables.get("tools", MISSING),
@@ -45,4 +47,5 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
         preamble=PREAMBLE,  # L6
         generation_prompt=INSTRUCT_GENERATION_PROMPT,  # L86
         variables=variables,
+        spans=spans,
     )
