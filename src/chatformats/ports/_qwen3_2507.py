@@ -61,7 +61,7 @@ class Namespace:
         self.last_query_index = last_query_index
 
 
-def scan_last_query(messages: Sequence[Any]) -> Namespace:
+def scan(messages: Sequence[Any]) -> Namespace:
     """L17-24, the reversed scan."""
     n = len(messages)
     for index in range(n - 1, -1, -1):
@@ -181,7 +181,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
 
     system_block(emit, messages, tools, preamble, spans)  # L1-16
     namespace(variables)  # L17: the call itself (a caller's `namespace` variable shadows it)
-    ns = scan_last_query(messages)  # L17-24
+    ns = scan(messages)  # L17-24
     last_index = length(messages) - 1
 
     for index, message in enumerate(messages):  # L25
