@@ -149,7 +149,10 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
     ``.assistant_spans`` what the model generates (``docs/spans.md``)."""
     from . import _spans
 
-    port, calls = _registry.port(name)
+    try:
+        port, calls = _PORTS[name]
+    except (KeyError, TypeError):
+        port, calls = _registry.port(name)
     if strict:
         _core.check_variables(_registry.get_format(name), variables)
     recorder = _spans.Recorder()

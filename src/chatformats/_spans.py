@@ -22,6 +22,7 @@ one ``if spans:`` per sourced piece.
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import accumulate
 
 from typing import Any, NamedTuple
@@ -84,9 +85,9 @@ class Rendering:
 
     def __init__(self, text: str, spans: tuple[Span, ...],
                  assistant_spans: tuple[tuple[int, int], ...]) -> None:
-        object.__setattr__(self, "_text", text)
-        object.__setattr__(self, "_spans", spans)
-        object.__setattr__(self, "_assistant_spans", assistant_spans)
+        _set_text(self, text)
+        _set_spans(self, spans)
+        _set_assistant_spans(self, assistant_spans)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Rendering is read-only")
@@ -130,9 +131,17 @@ class Rendering:
         return Rendering(self._text[:end], tuple(spans), turns)
 
 
+# The slots' own setters (``__setattr__`` refuses every assignment).
+_set_text = Rendering.__dict__["_text"].__set__
+_set_spans = Rendering.__dict__["_spans"].__set__
+_set_assistant_spans = Rendering.__dict__["_assistant_spans"].__set__
+
+
 def build(text: str, recorder: Recorder) -> Rendering:
     """The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``: a span per
-    run of non-empty pieces with the same source; the generated ranges in characters."""
+    sourced piece (consecutive pieces of one source merged) and one per run of template text
+    between them; the generated ranges in characters.  The loop runs over the sourced pieces only
+    (the template's pieces between them are one span each way)."""
     pieces = recorder.pieces
     starts = list(accumulate(map(len, pieces), initial=0))
     if starts[-1] != len(text):  # a port that returned something other than its pieces
@@ -140,19 +149,31 @@ def build(text: str, recorder: Recorder) -> Rendering:
 
         raise InternalError("spans: the port's pieces do not join to its text")
     sources = recorder.sources
-    spans: list[Span] = []
-    current: str | None = None
-    run_start = 0
-    for index in range(len(pieces)):
-        start, end = starts[index], starts[index + 1]
+    triples: list[tuple[int, int, str | None]] = []
+    append = triples.append
+    position = 0  # where the spans so far end
+    last = None  # the last sourced span's source
+    for index in sorted(sources):
+        start = starts[index]
+        end = starts[index + 1]
         if start == end:
             continue
-        source = sources.get(index)
-        if source != current:
-            if start > run_start:
-                spans.append(Span(run_start, start, current))
-            run_start, current = start, source
-    if len(text) > run_start:
-        spans.append(Span(run_start, len(text), current))
+        source = sources[index]
+        if start != position:
+            append((position, start, None))
+        elif source == last and triples:  # the same value again, right after: one span
+            append((triples.pop()[0], end, source))
+            position = end
+            continue
+        append((start, end, source))
+        position = end
+        last = source
+    if position != len(text):
+        append((position, len(text), None))
+    spans = tuple(map(_new_span, triples))
     turns = tuple((starts[first], starts[end]) for first, end in recorder.turns)
-    return Rendering(text, tuple(spans), turns)
+    return Rendering(text, spans, turns)
+
+
+#: ``Span(*triple)`` without NamedTuple's Python-level ``__new__``.
+_new_span = partial(tuple.__new__, Span)
