@@ -23,7 +23,8 @@ one ``if spans:`` per sourced piece.
 from __future__ import annotations
 
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import eq, lt, ne
 
 from typing import Any, NamedTuple
 
@@ -71,11 +72,69 @@ class Recorder:
         self.turns[-1][1] = len(self.pieces) + ahead
 
 
+class Spans:
+    """The spans of a :class:`Rendering`: a read-only sequence of :class:`Span`, tiling its text.
+
+    Kept as three columns (starts, ends, sources) and made into :class:`Span` records as they are
+    read: a long conversation has a few spans per message, and a record each, made up front,
+    would cost more than the render itself.  Compares equal to any sequence of the same spans."""
+
+    __slots__ = ("_starts", "_ends", "_sources")
+
+    def __init__(self, starts: list[int], ends: list[int], sources: list[str | None]) -> None:
+        _set_starts(self, starts)
+        _set_ends(self, ends)
+        _set_sources(self, sources)
+
+    @classmethod
+    def of(cls, spans: Any) -> Spans:
+        spans = list(spans)
+        return cls([s[0] for s in spans], [s[1] for s in spans], [s[2] for s in spans])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("spans are read-only")
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, index: Any) -> Any:
+        if type(index) is slice:
+            return tuple(map(_new_span, zip(self._starts[index], self._ends[index], self._sources[index])))
+        return _new_span((self._starts[index], self._ends[index], self._sources[index]))
+
+    def __iter__(self) -> Any:
+        return map(_new_span, zip(self._starts, self._ends, self._sources))
+
+    def __reversed__(self) -> Any:
+        return map(_new_span, zip(reversed(self._starts), reversed(self._ends), reversed(self._sources)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Spans):
+            return (self._starts == other._starts and self._ends == other._ends
+                    and self._sources == other._sources)
+        try:
+            return tuple(self) == tuple(other)  # type: ignore[arg-type]
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((tuple(self._starts), tuple(self._ends), tuple(self._sources)))
+
+    def __repr__(self) -> str:
+        return f"Spans({list(self)!r})"
+
+
+_set_starts = Spans.__dict__["_starts"].__set__
+_set_ends = Spans.__dict__["_ends"].__set__
+_set_sources = Spans.__dict__["_sources"].__set__
+
+
 class Rendering:
     """A rendered prompt and its structure, read-only.
 
     - ``text``: the prompt, exactly what ``render`` / ``apply_chat_template`` return;
-    - ``spans``: :class:`Span` s, contiguous and non-overlapping, tiling ``text``;
+    - ``spans``: :class:`Span` s, contiguous and non-overlapping, tiling ``text`` (a read-only
+      sequence, :class:`Spans`);
     - ``assistant_spans``: the ``(start, end)`` ranges of ``text`` the model generates, one per
       assistant turn that has one (``docs/spans.md`` says where each format's range starts and
       ends).
@@ -83,10 +142,10 @@ class Rendering:
 
     __slots__ = ("_text", "_spans", "_assistant_spans")
 
-    def __init__(self, text: str, spans: tuple[Span, ...],
+    def __init__(self, text: str, spans: Any,
                  assistant_spans: tuple[tuple[int, int], ...]) -> None:
         _set_text(self, text)
-        _set_spans(self, spans)
+        _set_spans(self, spans if type(spans) is Spans else Spans.of(spans))
         _set_assistant_spans(self, assistant_spans)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -100,7 +159,7 @@ class Rendering:
         return self._text  # type: ignore[no-any-return]
 
     @property
-    def spans(self) -> tuple[Span, ...]:
+    def spans(self) -> Spans:
         return self._spans  # type: ignore[no-any-return]
 
     @property
@@ -127,8 +186,9 @@ class Rendering:
             if span.start >= end:
                 break
             spans.append(span if span.end <= end else Span(span.start, end, span.source))
+        spans = Spans.of(spans)
         turns = tuple((s, min(e, end)) for s, e in self._assistant_spans if s < end)
-        return Rendering(self._text[:end], tuple(spans), turns)
+        return Rendering(self._text[:end], spans, turns)
 
 
 # The slots' own setters (``__setattr__`` refuses every assignment).
@@ -139,41 +199,54 @@ _set_assistant_spans = Rendering.__dict__["_assistant_spans"].__set__
 
 def build(text: str, recorder: Recorder) -> Rendering:
     """The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``: a span per
-    sourced piece (consecutive pieces of one source merged) and one per run of template text
-    between them; the generated ranges in characters.  The loop runs over the sourced pieces only
-    (the template's pieces between them are one span each way)."""
+    non-empty sourced piece and one per run of template text between them (consecutive pieces of
+    one source merged into one span); the generated ranges in characters.
+
+    Every step is one of Python's C-level loops (``map``, ``compress``, slice assignment): a
+    long conversation has a few spans per message, and a Python loop per span would cost more
+    than the render itself."""
     pieces = recorder.pieces
     starts = list(accumulate(map(len, pieces), initial=0))
-    if starts[-1] != len(text):  # a port that returned something other than its pieces
+    size = len(text)
+    if starts[-1] != size:  # a port that returned something other than its pieces
         from .errors import InternalError
 
         raise InternalError("spans: the port's pieces do not join to its text")
     sources = recorder.sources
-    triples: list[tuple[int, int, str | None]] = []
-    append = triples.append
-    position = 0  # where the spans so far end
-    last = None  # the last sourced span's source
-    for index in sorted(sources):
-        start = starts[index]
-        end = starts[index + 1]
-        if start == end:
-            continue
-        source = sources[index]
-        if start != position:
-            append((position, start, None))
-        elif source == last and triples:  # the same value again, right after: one span
-            append((triples.pop()[0], end, source))
-            position = end
-            continue
-        append((start, end, source))
-        position = end
-        last = source
-    if position != len(text):
-        append((position, len(text), None))
-    spans = tuple(map(_new_span, triples))
+    order = sorted(sources)
+    begins = list(map(starts.__getitem__, order))
+    ends = list(map(starts.__getitem__, map(_next, order)))
+    # Spans alternate: template text before the first sourced piece, the piece, template text
+    # up to the next one, ..., template text after the last.  Empty ones are dropped (an empty
+    # piece, or no template text between two pieces); then runs of one source (two pieces of
+    # one value in a row, template text on both sides of a dropped empty piece) become one span.
+    count = 2 * len(order) + 1
+    lows = [0] * count
+    lows[1::2] = begins
+    lows[2::2] = ends
+    highs = [size] * count
+    highs[0:-1:2] = begins
+    highs[1::2] = ends
+    paths: list[str | None] = [None] * count
+    paths[1::2] = map(sources.__getitem__, order)
+    keep = list(map(lt, lows, highs))
+    lows = list(compress(lows, keep))
+    highs = list(compress(highs, keep))
+    paths = list(compress(paths, keep))
+    if any(map(eq, paths, paths[1:])):
+        firsts = [0]
+        firsts += compress(range(1, len(paths)), map(ne, paths[1:], paths))
+        lasts = list(map(_previous, firsts[1:]))
+        lasts.append(len(paths) - 1)
+        lows = list(map(lows.__getitem__, firsts))
+        highs = list(map(highs.__getitem__, lasts))
+        paths = list(map(paths.__getitem__, firsts))
+    spans = Spans(lows, highs, paths)
     turns = tuple((starts[first], starts[end]) for first, end in recorder.turns)
     return Rendering(text, spans, turns)
 
 
+_next = (1).__add__
+_previous = (-1).__add__
 #: ``Span(*triple)`` without NamedTuple's Python-level ``__new__``.
 _new_span = partial(tuple.__new__, Span)
