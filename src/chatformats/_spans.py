@@ -138,15 +138,30 @@ class Rendering:
     - ``assistant_spans``: the ``(start, end)`` ranges of ``text`` the model generates, one per
       assistant turn that has one (``docs/spans.md`` says where each format's range starts and
       ends).
+
+    ``spans`` and ``assistant_spans`` are worked out from what the port recorded the first time
+    they are read (a training pipeline that reads only ``assistant_spans`` does not pay for the
+    spans).
     """
 
-    __slots__ = ("_text", "_spans", "_assistant_spans")
+    __slots__ = ("_text", "_spans", "_assistant_spans", "_recorder")
 
     def __init__(self, text: str, spans: Any,
                  assistant_spans: tuple[tuple[int, int], ...]) -> None:
         _set_text(self, text)
         _set_spans(self, spans if type(spans) is Spans else Spans.of(spans))
-        _set_assistant_spans(self, assistant_spans)
+        _set_assistant_spans(self, tuple(assistant_spans))
+        _set_recorder(self, None)
+
+    @classmethod
+    def recorded(cls, text: str, recorder: Recorder) -> Rendering:
+        """The rendering of ``text``, which a port joined from ``recorder.pieces``."""
+        self = object.__new__(cls)
+        _set_text(self, text)
+        _set_spans(self, None)
+        _set_assistant_spans(self, None)
+        _set_recorder(self, recorder)
+        return self
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Rendering is read-only")
@@ -160,47 +175,73 @@ class Rendering:
 
     @property
     def spans(self) -> Spans:
-        return self._spans  # type: ignore[no-any-return]
+        spans = self._spans
+        if spans is None:
+            spans = _spans_of(self._text, self._recorder)
+            _set_spans(self, spans)
+            if self._assistant_spans is not None:
+                _set_recorder(self, None)  # all worked out: the pieces can go
+        return spans  # type: ignore[no-any-return]
 
     @property
     def assistant_spans(self) -> tuple[tuple[int, int], ...]:
-        return self._assistant_spans  # type: ignore[no-any-return]
+        turns = self._assistant_spans
+        if turns is None:
+            turns = _turns_of(self._recorder)
+            _set_assistant_spans(self, turns)
+            if self._spans is not None:
+                _set_recorder(self, None)
+        return turns  # type: ignore[no-any-return]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rendering):
             return NotImplemented
-        return (self._text, self._spans, self._assistant_spans) == (
-            other._text, other._spans, other._assistant_spans)
+        return (self.text, self.spans, self.assistant_spans) == (
+            other.text, other.spans, other.assistant_spans)
 
     def __hash__(self) -> int:
-        return hash((self._text, self._spans, self._assistant_spans))
+        return hash((self.text, self.spans, self.assistant_spans))
 
     def __repr__(self) -> str:
-        return (f"Rendering(text={self._text[:40]!r}{'...' if len(self._text) > 40 else ''}, "
-                f"{len(self._spans)} spans, assistant_spans={self._assistant_spans!r})")
+        text = self._text
+        return (f"Rendering(text={text[:40]!r}{'...' if len(text) > 40 else ''}, "
+                f"{len(self.spans)} spans, assistant_spans={self.assistant_spans!r})")
 
     def cut(self, end: int) -> Rendering:
         """This rendering up to character ``end`` (what ``continue_final_message`` keeps)."""
         spans = []
-        for span in self._spans:
+        for span in self.spans:
             if span.start >= end:
                 break
             spans.append(span if span.end <= end else Span(span.start, end, span.source))
-        spans = Spans.of(spans)
-        turns = tuple((s, min(e, end)) for s, e in self._assistant_spans if s < end)
-        return Rendering(self._text[:end], spans, turns)
+        turns = tuple((s, min(e, end)) for s, e in self.assistant_spans if s < end)
+        return Rendering(self._text[:end], Spans.of(spans), turns)
 
 
 # The slots' own setters (``__setattr__`` refuses every assignment).
 _set_text = Rendering.__dict__["_text"].__set__
 _set_spans = Rendering.__dict__["_spans"].__set__
 _set_assistant_spans = Rendering.__dict__["_assistant_spans"].__set__
+_set_recorder = Rendering.__dict__["_recorder"].__set__
 
 
 def build(text: str, recorder: Recorder) -> Rendering:
-    """The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``: a span per
-    non-empty sourced piece and one per run of template text between them (consecutive pieces of
-    one source merged into one span); the generated ranges in characters.
+    """The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``."""
+    return Rendering.recorded(text, recorder)
+
+
+def _turns_of(recorder: Recorder) -> tuple[tuple[int, int], ...]:
+    """The generated ranges, in characters."""
+    turns = recorder.turns
+    if not turns:
+        return ()
+    starts = list(accumulate(map(len, recorder.pieces), initial=0))
+    return tuple((starts[first], starts[end]) for first, end in turns)
+
+
+def _spans_of(text: str, recorder: Recorder) -> Spans:
+    """A span per non-empty sourced piece and one per run of template text between them
+    (consecutive pieces of one source merged into one span).
 
     Every step is one of Python's C-level loops (``map``, ``compress``, slice assignment): a
     long conversation has a few spans per message, and a Python loop per span would cost more
@@ -241,9 +282,7 @@ def build(text: str, recorder: Recorder) -> Rendering:
         lows = list(map(lows.__getitem__, firsts))
         highs = list(map(highs.__getitem__, lasts))
         paths = list(map(paths.__getitem__, firsts))
-    spans = Spans(lows, highs, paths)
-    turns = tuple((starts[first], starts[end]) for first, end in recorder.turns)
-    return Rendering(text, spans, turns)
+    return Spans(lows, highs, paths)
 
 
 _next = (1).__add__
