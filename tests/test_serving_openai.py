@@ -232,19 +232,36 @@ def request_bodies(draw: st.DrawFn) -> dict[str, Any]:
     return body
 
 
+def _vllm_arguments(arguments: Any) -> Any:
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except ValueError:
+            return {}
+    return arguments if isinstance(arguments, (dict, list)) else {}
+
+
 @pytest.mark.parametrize("name", FORMATS)
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(body=request_bodies())
 @example(body={"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u"}}]}]})
 @example(body={"model": "m", "messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "[1]"}}]}]})
+@example(body={"model": "m", "messages": [
+    {"role": "user", "content": "q"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "get_weather", "arguments": "0"}}]}]})
 def test_any_request_renders_as_transformers_on_vllms_conversation(name, body):
     try:
         messages, kwargs = preprocess_request(name, body)
     except InvalidRequest:
         return  # a request the server refuses too (shape checked in the tests below)
+    # vLLM's _postprocess_messages: a string is parsed as JSON (any JSON value: "0" gives 0),
+    # {} where it is not JSON
+    sent = [call["function"]["arguments"] for message in body["messages"]
+            if message["role"] == "assistant" for call in message.get("tool_calls") or ()]
+    got = [call["function"]["arguments"] for message in messages for call in message.get("tool_calls", ())]
+    assert got == [_vllm_arguments(arguments) for arguments in sent]
     for message in messages:
-        for call in message.get("tool_calls", ()):
-            assert isinstance(call["function"]["arguments"], (dict, list))
         assert message.get("tool_calls", None) != []
         assert set(message) <= {"role", "content", "tool_calls", "reasoning", "reasoning_content",
                                 "tool_call_id", "name", "task", "tools"}
@@ -314,4 +331,4 @@ def test_by_model_id_and_bound_format():
     body = {"messages": [{"role": "user", "content": "hi"}], "add_generation_prompt": False}
     bound = chatformats.get_format("cogito").bind({"bos_token": "<s>"})
     assert render_request(bound, body).startswith("<s>")
-    assert render_request("DEEPCOGITO/cogito-v1-preview-llama-3B", body) == render_request("cogito", body)
+    assert render_request("QWEN/qwen3-4b-instruct-2507", body) == render_request("qwen3-instruct-2507", body)

@@ -261,16 +261,17 @@ _FORMATS: dict[str, ChatFormat] = {
         ),
         ChatFormat(
             name="cogito",
-            # The Llama-based v1 preview releases, published together with one tokenizer config.
-            model_ids=("deepcogito/cogito-v1-preview-llama-3B",
-                       "deepcogito/cogito-v1-preview-llama-8B",
-                       "deepcogito/cogito-v1-preview-llama-70B"),
+            # Serves no published id: the v1 preview releases' template (seen only in a copy with
+            # its whitespace collapsed) has no ``<think>`` prefill after the generation prompt,
+            # which this one adds (reference_templates/README.md).
+            model_ids=(),
+            variant_of="deepcogito/cogito-v1-preview-llama-3B",
             special_tokens=_LLAMA3_TOKENS,
             status="ported",
             module="cogito",
             template_file="cogito.jinja",
             template_sha256="ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
-            description="Deep Cogito v1 (Llama-based hybrid reasoning)",
+            description="Deep Cogito (Llama-based hybrid reasoning), the v1 preview template with a <think> prefill",
             variables=("add_generation_prompt", "bos_token", "enable_thinking", "tools"),
             content_format="openai",
             calls=frozenset(),
@@ -372,7 +373,7 @@ def get_format(name: str | ChatFormat) -> ChatFormat:
     """The :class:`ChatFormat` registered under ``name``, or serving ``name`` as a model id.
 
     Format names and model ids match case-insensitively (``Qwen3-Tool-Agent``,
-    ``deepcogito/Cogito-v1-preview-llama-3B``); a :class:`ChatFormat` (a bound one from
+    ``qwen/QWEN3-4B-Instruct-2507``); a :class:`ChatFormat` (a bound one from
     :func:`chatformats.from_pretrained`) is returned as is.  Anything else is an
     :class:`UnknownFormatError` that suggests the nearest names ("did you mean").
     """

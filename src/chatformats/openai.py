@@ -329,8 +329,9 @@ def _tool_call(call: Any, where: str) -> Any:
 
 
 def _postprocess(messages: list[dict[str, Any]]) -> None:
-    """``_postprocess_messages``: tool-call arguments parsed from JSON strings (``{}`` when not
-    JSON or not a dict/list); an empty ``tool_calls`` removed."""
+    """``_postprocess_messages``: tool-call arguments parsed from JSON strings (whatever JSON
+    value they hold, ``"0"`` giving ``0``; ``{}`` when not JSON), anything else that is not a dict
+    or list made ``{}``; an empty ``tool_calls`` removed."""
     for message in messages:
         if message["role"] == "assistant" and "tool_calls" in message:
             tool_calls = message["tool_calls"]
