@@ -220,3 +220,17 @@ def test_strftime_now_is_the_c_locale_strftime(now, fmt):
     assert locale.setlocale(locale.LC_TIME) in ("C", "POSIX")
     same(jinja("{{ strftime_now(f) }}", f=fmt) if now == oracle.FIXED_NOW else (True, now.strftime(fmt)),
          ours(lambda: J.strftime_now(now, fmt)))
+
+
+@pytest.mark.parametrize("haystack, needle", [(None, "a"), ("s", 1), ({}, [1]), (3, "x"), (1.5, "x"), (True, "x")])
+def test_contains_fails_with_cpython_311s_words_on_every_interpreter(haystack, needle):
+    """``needle in haystack`` fails with the words CPython 3.11 uses (the tests' interpreter,
+    checked live here), which the port gives on every interpreter: Pyodide's CPython 3.14 words
+    two of these differently ("is not a container or iterable")."""
+    try:
+        needle in haystack
+    except TypeError as exc:
+        expected = f"p: {exc}"
+    with pytest.raises(ChatFormatError) as info:
+        J.contains(haystack, needle, "p")
+    assert str(info.value) == expected

@@ -265,7 +265,17 @@ def contains(haystack: Any, needle: Any, path: str = "value") -> bool:
     try:
         return needle in haystack
     except TypeError as exc:
-        raise TemplateTypeError(f"{path}: {exc}") from None
+        # CPython 3.11's words, whatever the interpreter (3.14 words two of these differently)
+        tp = type(haystack)
+        if tp is str:
+            reason = f"'in <string>' requires string as left operand, not {type(needle).__name__}"
+        elif tp is dict:
+            reason = f"unhashable type: '{type(needle).__name__}'"
+        elif tp is not list and tp is not tuple:
+            reason = f"argument of type '{type_name(haystack)}' is not iterable"
+        else:
+            reason = str(exc)
+        raise TemplateTypeError(f"{path}: {reason}") from None
 
 
 def is_string(value: Any) -> bool:

@@ -26,19 +26,39 @@ from functools import partial
 from itertools import accumulate, compress
 from operator import eq, lt, ne
 
-from typing import Any, NamedTuple
+from typing import Any
 
 __all__ = ["Span", "Recorder", "Rendering", "build"]
 
 
-class Span(NamedTuple):
+class Span(tuple):  # type: ignore[type-arg]
     """``text[start:end]`` came from ``source``: the path of an input value
     (``messages[2].tool_calls[0].function.arguments``, ``tools[1]``), or ``None`` for text the
-    template writes itself (literals, separators, the date)."""
+    template writes itself (literals, separators, the date).  A ``(start, end, source)`` tuple
+    (made without ``namedtuple``, which generates code at run time)."""
 
-    start: int
-    end: int
-    source: str | None
+    __slots__ = ()
+
+    def __new__(cls, start: int, end: int, source: str | None) -> Span:
+        return tuple.__new__(cls, (start, end, source))
+
+    def __getnewargs__(self) -> tuple[int, int, str | None]:
+        return (self[0], self[1], self[2])
+
+    @property
+    def start(self) -> int:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def end(self) -> int:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def source(self) -> str | None:
+        return self[2]  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"Span(start={self[0]!r}, end={self[1]!r}, source={self[2]!r})"
 
 
 class Recorder:
@@ -80,6 +100,10 @@ class Spans:
     would cost more than the render itself.  Compares equal to any sequence of the same spans."""
 
     __slots__ = ("_starts", "_ends", "_sources")
+
+    _starts: list[int]
+    _ends: list[int]
+    _sources: list[str | None]
 
     def __init__(self, starts: list[int], ends: list[int], sources: list[str | None]) -> None:
         _set_starts(self, starts)
@@ -146,6 +170,11 @@ class Rendering:
 
     __slots__ = ("_text", "_spans", "_assistant_spans", "_recorder")
 
+    _text: str
+    _spans: Spans | None
+    _assistant_spans: tuple[tuple[int, int], ...] | None
+    _recorder: Recorder | None
+
     def __init__(self, text: str, spans: Any,
                  assistant_spans: tuple[tuple[int, int], ...]) -> None:
         _set_text(self, text)
@@ -171,27 +200,23 @@ class Rendering:
 
     @property
     def text(self) -> str:
-        return self._text  # type: ignore[no-any-return]
+        return self._text
 
     @property
     def spans(self) -> Spans:
         spans = self._spans
         if spans is None:
-            spans = _spans_of(self._text, self._recorder)
+            spans = _spans_of(self._text, self._recorder)  # type: ignore[arg-type]
             _set_spans(self, spans)
-            if self._assistant_spans is not None:
-                _set_recorder(self, None)  # all worked out: the pieces can go
-        return spans  # type: ignore[no-any-return]
+        return spans
 
     @property
     def assistant_spans(self) -> tuple[tuple[int, int], ...]:
         turns = self._assistant_spans
         if turns is None:
-            turns = _turns_of(self._recorder)
+            turns = _turns_of(self._recorder)  # type: ignore[arg-type]
             _set_assistant_spans(self, turns)
-            if self._spans is not None:
-                _set_recorder(self, None)
-        return turns  # type: ignore[no-any-return]
+        return turns
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rendering):
