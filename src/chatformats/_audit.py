@@ -1,0 +1,206 @@
+"""The audit: a format's control strings where input-derived text put them in a prompt.
+
+A model reads ``<|im_end|>`` or ``<|eot_id|>`` in its prompt as structure, whoever wrote it.
+:func:`audit` renders with spans (:func:`chatformats.render_spans`) and reports every occurrence
+of one of the format's control strings (``ChatFormat.control_strings``) that is not wholly text
+the template wrote itself: a :class:`Finding` per occurrence of each string (overlapping
+occurrences, and occurrences of a string inside another, each reported).  Rendering never
+changes: the audit only reports.
+
+Where a finding lies in its input value (``input_offset``):
+
+- the span's text is a copy or a slice (after strip/split) of a string value: the offset in that
+  string (``form == "value"``).  A span's text is located in its value searching from the end of
+  the previous span of the same value (a template writes the slices of one value in order, e.g.
+  a reasoning before the answer), else from its start;
+- the span's text is the value's JSON (``tojson``) or ``str()`` of a non-string value (or a value
+  the path does not resolve to): the offset in that text, exactly as the prompt holds it
+  (``form == "rendered"``); a JSON text is not the value, so there is no other offset to give.
+
+An occurrence that straddles a span boundary (a token split across two content parts that the
+template joins, or input text that completes a token the template began) is reported too: its
+``sources`` lists the source of every span it overlaps (``None`` for template text), ``path`` is
+the first input among them and ``input_offset`` where the occurrence enters that input's text.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ._spans import Rendering
+
+__all__ = ["Finding", "find", "resolve"]
+
+
+class Finding:
+    """One occurrence of a control string in input-derived text (read-only).
+
+    - ``token``: the control string;
+    - ``offset``: where it starts in the rendered text;
+    - ``path``: the input value it came from (error-path syntax, ``messages[3].content``);
+    - ``input_offset``: where it starts in that value (``form == "value"``), or in the text the
+      prompt holds for the value, its JSON or ``str()`` (``form == "rendered"``);
+    - ``sources``: the source of every span the occurrence overlaps, in order (``(path,)`` when it
+      lies inside one input value; ``None`` stands for template text).
+    """
+
+    __slots__ = ("token", "offset", "path", "input_offset", "form", "sources")
+
+    token: str
+    offset: int
+    path: str
+    input_offset: int
+    form: str
+    sources: tuple[str | None, ...]
+
+    def __init__(self, token: str, offset: int, path: str, input_offset: int, form: str,
+                 sources: tuple[str | None, ...]) -> None:
+        for name, value in zip(self.__slots__, (token, offset, path, input_offset, form, sources)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Finding is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a Finding is read-only")
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Finding:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return "Finding(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+
+    @property
+    def end(self) -> int:
+        """Where the occurrence ends in the rendered text."""
+        return self.offset + len(self.token)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The finding as JSON-ready data (what ``chatformats audit --json`` prints)."""
+        return {"token": self.token, "offset": self.offset, "path": self.path,
+                "input_offset": self.input_offset, "form": self.form,
+                "sources": list(self.sources)}
+
+
+# ------------------------------------------------------------------ paths
+
+
+def _parse_path(path: str) -> list[Any] | None:
+    """``messages[3].tool_calls[0].function`` -> ``["messages", 3, "tool_calls", 0, "function"]``;
+    ``None`` for a path this reader does not know (a quoted key, say)."""
+    parts: list[Any] = []
+    i, n = 0, len(path)
+    start = i
+    while i < n and path[i] not in ".[":
+        i += 1
+    if i == start:
+        return None
+    parts.append(path[start:i])
+    while i < n:
+        if path[i] == ".":
+            start = i = i + 1
+            while i < n and path[i] not in ".[":
+                i += 1
+            if i == start:
+                return None
+            parts.append(path[start:i])
+        else:  # "[N]"
+            close = path.find("]", i)
+            digits = path[i + 1:close] if close > 0 else ""
+            if not digits.isdigit() or not digits.isascii():
+                return None
+            parts.append(int(digits))
+            i = close + 1
+    return parts
+
+
+_MISSING = object()
+
+
+def resolve(path: str, roots: Mapping[str, Any]) -> Any:
+    """The value at ``path`` under ``roots`` (``{"messages": ..., **variables}``), or a private
+    sentinel when the path does not lead to a value (then :func:`find` reports offsets in the
+    rendered text)."""
+    parts = _parse_path(path)
+    if parts is None:
+        return _MISSING
+    value = roots.get(parts[0], _MISSING)
+    for part in parts[1:]:
+        if type(part) is int:
+            if type(value) in (list, tuple) and part < len(value):
+                value = value[part]
+            else:
+                return _MISSING
+        elif isinstance(value, dict):
+            value = value.get(part, _MISSING)
+        else:
+            return _MISSING
+    return value
+
+
+# ------------------------------------------------------------------ the scan
+
+
+def find(rendering: Rendering, roots: Mapping[str, Any],
+         control_strings: tuple[str, ...]) -> tuple[Finding, ...]:
+    """Every occurrence of each of ``control_strings`` in ``rendering.text`` that overlaps
+    input-derived text (a span with a source), ordered by offset then token; ``roots`` holds the
+    values the span paths name (see the module docstring)."""
+    text = rendering.text
+    spans = rendering.spans
+    if not text or all(span.source is None for span in spans):
+        return ()
+    starts = [span.start for span in spans]
+    where = _locate(text, spans, roots)  # span index -> (start in its value, form)
+    found: list[Finding] = []
+    from bisect import bisect_right
+
+    for token in dict.fromkeys(control_strings):
+        if not token:
+            continue
+        at = text.find(token)
+        while at >= 0:
+            end = at + len(token)
+            first = bisect_right(starts, at) - 1
+            last = bisect_right(starts, end - 1) - 1
+            covered = spans[first:last + 1]
+            if any(span.source is not None for span in covered):
+                index = next(i for i in range(first, last + 1) if spans[i].source is not None)
+                span = spans[index]
+                entry = max(at, span.start)
+                base, form = where[index]
+                found.append(Finding(token, at, span.source, base + entry - span.start, form,
+                                     tuple(s.source for s in covered)))
+            at = text.find(token, at + 1)
+    found.sort(key=lambda f: (f.offset, f.token))
+    return tuple(found)
+
+
+def _locate(text: str, spans: Any, roots: Mapping[str, Any]) -> dict[int, tuple[int, str]]:
+    """For each sourced span: where its text starts in its value (``"value"``), or 0 in its own
+    text (``"rendered"``: the value's JSON or ``str()``, or a value the path does not reach)."""
+    where: dict[int, tuple[int, str]] = {}
+    cursor: dict[str, int] = {}
+    for index, span in enumerate(spans):
+        if span.source is None:
+            continue
+        value = resolve(span.source, roots)
+        piece = text[span.start:span.end]
+        if type(value) is str:
+            at = value.find(piece, cursor.get(span.source, 0))
+            if at < 0:
+                at = value.find(piece)
+            if at >= 0:
+                where[index] = (at, "value")
+                cursor[span.source] = at + len(piece)
+                continue
+        where[index] = (0, "rendered")
+    return where
