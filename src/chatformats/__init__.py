@@ -172,9 +172,7 @@ def audit(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
     here the same way."""
     from . import _audit
 
-    rendering = render_spans(name, messages, now=now, strict=strict, **variables)
-    fmt = _registry.get_format(name)
-    return _audit.find(rendering, {**variables, "messages": messages}, fmt.control_strings)
+    return _audit.template_layer(name, messages, now, strict, variables)[1]
 
 
 def audit_chat_template(name: str | ChatFormat, messages: Any, *, tools: Any = None,
@@ -182,20 +180,12 @@ def audit_chat_template(name: str | ChatFormat, messages: Any, *, tools: Any = N
                         continue_final_message: Any = False, now: datetime | None = None,
                         **kwargs: Any) -> tuple[Finding, ...]:
     """:func:`audit` at the pipeline layer: the findings in the prompt
-    :func:`apply_chat_template` gives for these arguments, from
-    ``apply_chat_template_spans``.  Paths name the values as the template received them
-    (transformers' copies: a ``reasoning`` copied to ``reasoning_content`` is found under
-    ``reasoning_content``, with its offsets in the rendered text)."""
+    :func:`apply_chat_template` gives for these arguments (from ``apply_chat_template_spans``).
+    Paths name the values as the template received them: a ``reasoning`` that transformers
+    copies to ``reasoning_content`` is reported under ``reasoning_content``, with offsets in the
+    rendered text."""
     from . import _audit
 
-    spans_of = globals().get("apply_chat_template_spans") or getattr(
-        __import__("chatformats.pipeline", fromlist=["_"]), "apply_chat_template_spans", None)
-    if spans_of is None:
-        raise ChatFormatError("the pipeline layer does not record spans in this build")
-    rendering = spans_of(name, messages, tools=tools, documents=documents,
-                         add_generation_prompt=add_generation_prompt,
-                         continue_final_message=continue_final_message, now=now, **kwargs)
-    fmt = _registry.get_format(name)
-    roots = {**fmt.special_tokens, **kwargs, "messages": messages, "tools": tools,
-             "documents": documents, "add_generation_prompt": add_generation_prompt}
-    return _audit.find(rendering, roots, fmt.control_strings)
+    kwargs.update(tools=tools, documents=documents, add_generation_prompt=add_generation_prompt,
+                  continue_final_message=continue_final_message)
+    return _audit.pipeline_layer(name, messages, now, kwargs)[1]

@@ -29,7 +29,7 @@ from typing import Any, Mapping
 
 from ._spans import Rendering
 
-__all__ = ["Finding", "find", "resolve"]
+__all__ = ["Finding", "find", "resolve", "template_layer", "pipeline_layer"]
 
 
 class Finding:
@@ -204,3 +204,41 @@ def _locate(text: str, spans: Any, roots: Mapping[str, Any]) -> dict[int, tuple[
                 continue
         where[index] = (0, "rendered")
     return where
+
+
+# ------------------------------------------------------------------ the layers
+
+
+def template_layer(name: Any, messages: Any, now: Any, strict: bool,
+                   variables: dict[str, Any]) -> tuple[Rendering, tuple[Finding, ...]]:
+    """``render_spans(name, messages, now=now, strict=strict, **variables)`` and its findings."""
+    from . import _core, _registry, _spans
+
+    port, calls = _registry.port(name)
+    fmt = _registry.get_format(name)
+    if strict:
+        _core.check_variables(fmt, variables)
+    recorder = _spans.Recorder()
+    text = _core.render(name, port, calls, messages, now, variables, recorder)
+    rendering = _spans.build(text, recorder)
+    return rendering, find(rendering, {**variables, "messages": messages}, fmt.control_strings)
+
+
+def pipeline_layer(name: Any, messages: Any, now: Any,
+                   kwargs: dict[str, Any]) -> tuple[Rendering, tuple[Finding, ...]]:
+    """``apply_chat_template_spans(name, messages, now=now, **kwargs)`` and its findings; the
+    paths resolve against the values as given (the special tokens under ``kwargs``)."""
+    import sys
+
+    from . import _registry, pipeline
+
+    spans_of = getattr(pipeline, "apply_chat_template_spans", None) or getattr(
+        sys.modules.get("chatformats"), "apply_chat_template_spans", None)
+    if spans_of is None:
+        from .errors import ChatFormatError
+
+        raise ChatFormatError("the pipeline layer does not record spans in this build")
+    rendering = spans_of(name, messages, now=now, **kwargs)
+    fmt = _registry.get_format(name)
+    roots = {**fmt.special_tokens, **kwargs, "messages": messages}
+    return rendering, find(rendering, roots, fmt.control_strings)

@@ -94,7 +94,6 @@ def add_html_option(render_parser: argparse.ArgumentParser, resolve: Callable[[s
 def _spans_and_findings(args: argparse.Namespace, resolve: Callable[[str], Any],
                         parse_file: Callable[[str], Any]) -> tuple[Any, Any, tuple[Any, ...]]:
     """(format, rendering, findings) of FILE at the chosen layer."""
-    import chatformats
     from .. import _audit
 
     fmt = resolve(args.format)
@@ -105,23 +104,20 @@ def _spans_and_findings(args: argparse.Namespace, resolve: Callable[[str], Any],
     variables.update(args.var)
     if args.generation_prompt:
         variables["add_generation_prompt"] = True
-    now = args.now if args.now is not None else None
     try:
         if args.layer == "template":
-            rendering = chatformats.render_spans(fmt.name, conv.messages, now=now, **variables)
-            roots = {**variables, "messages": conv.messages}
+            rendering, findings = _audit.template_layer(fmt.name, conv.messages, args.now, False,
+                                                        variables)
         else:
-            spans_of = getattr(chatformats, "apply_chat_template_spans", None)
-            if spans_of is None:
-                raise UsageError("the pipeline layer does not record spans in this build: "
-                                 "use --layer template")
-            rendering = spans_of(fmt.name, conv.messages, now=now, **variables)
-            roots = {**fmt.special_tokens, **variables, "messages": conv.messages}
+            rendering, findings = _audit.pipeline_layer(fmt.name, conv.messages, args.now,
+                                                        variables)
     except ChatFormatError as exc:
+        if "does not record spans" in str(exc):
+            raise UsageError(f"{exc}: use --layer template") from None
         raise InputError(f"{_name(args.file)}: {_describe(exc)}") from None
     except TypeError as exc:  # a variable the Python API refuses
         raise InputError(f"{_name(args.file)}: {exc}") from None
-    return fmt, rendering, _audit.find(rendering, roots, fmt.control_strings)
+    return fmt, rendering, findings
 
 
 def describe(finding: Any) -> str:
