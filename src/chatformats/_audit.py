@@ -175,9 +175,10 @@ def find(rendering: Rendering, roots: Mapping[str, Any],
             if any(span.source is not None for span in covered):
                 index = next(i for i in range(first, last + 1) if spans[i].source is not None)
                 span = spans[index]
+                path: str = span.source  # type: ignore[assignment]  # not None: chosen so
                 entry = max(at, span.start)
                 base, form = where[index]
-                found.append(Finding(token, at, span.source, base + entry - span.start, form,
+                found.append(Finding(token, at, path, base + entry - span.start, form,
                                      tuple(s.source for s in covered)))
             at = text.find(token, at + 1)
     found.sort(key=lambda f: (f.offset, f.token))
