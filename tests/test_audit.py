@@ -212,7 +212,7 @@ def _case(draw: st.DrawFn, name: str) -> tuple[Any, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(data=st.data())
 def test_plant_render_audit(name: str, data: st.DataObject) -> None:
     spans_or_skip(name)

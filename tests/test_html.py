@@ -109,7 +109,7 @@ def test_tricky_characters(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=60)
+@settings(max_examples=30)
 @given(data=st.data())
 def test_generated_conversations(name: str, data: st.DataObject) -> None:
     html_check.spans_or_skip(name)
