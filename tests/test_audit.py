@@ -23,8 +23,9 @@ from hypothesis import assume, example, given, note, settings
 from hypothesis import strategies as st
 
 import chatformats
-from chatformats import ChatFormatError, Finding
+from chatformats import ChatFormatError, Finding, _audit
 from chatformats._audit import resolve
+from chatformats._spans import Rendering, Span
 
 from . import strategies
 
@@ -142,6 +143,44 @@ def test_resolve() -> None:
     assert resolve("messages[1].content", roots) is not None and resolve(
         "messages[1].content", roots) is not "a"
     assert type(resolve("messages[0].nope", roots)) is object
+
+
+def test_find_rules_on_a_built_rendering() -> None:
+    """The scan's rules on a hand-built rendering (spans as a port would record them): each
+    occurrence of each string, overlapping ones included; template text never; an occurrence
+    across two inputs, and one that input text completes after template text; slices of one
+    value located in order."""
+    parts = ["x<|im_", "end|>y"]
+    value = "ab<T>ab<T>"
+    text = "<S>" + parts[0] + parts[1] + "<T>" + "<" + "S>q" + value[5:] + value[:5]
+    spans = (
+        Span(0, 3, None),                                   # the template's <S>
+        Span(3, 9, "messages[0].content[0].text"),
+        Span(9, 15, "messages[0].content[1].text"),
+        Span(15, 19, None),                                 # the template's "<T><"
+        Span(19, 21, "messages[1].content"),                # "S>" completes "<S>"
+        Span(21, 22, "messages[2].role"),
+        Span(22, 27, "messages[3].content"),                # value[5:]
+        Span(27, 32, "messages[3].content"),                # value[:5], the same text
+    )
+    rendering = Rendering(text, spans, ())
+    roots = {"messages": [{"content": [{"text": parts[0]}, {"text": parts[1]}]},
+                          {"content": "S>"}, {"role": "q"}, {"content": value}]}
+    findings = _audit.find(rendering, roots, ("<|im_end|>", "<S>", "<T>", "<T>ab", "<S"))
+    got = [(f.token, f.offset, f.path, f.input_offset, f.sources) for f in findings]
+    assert got == [
+        ("<|im_end|>", 4, "messages[0].content[0].text", 1,
+         ("messages[0].content[0].text", "messages[0].content[1].text")),
+        ("<S", 18, "messages[1].content", 0, (None, "messages[1].content")),
+        ("<S>", 18, "messages[1].content", 0, (None, "messages[1].content")),
+        # The two slices of messages[3].content are the same text: the first is located at the
+        # value's first copy, the second at the next copy after it (the documented rule).
+        ("<T>", 24, "messages[3].content", 2, ("messages[3].content",)),
+        ("<T>ab", 24, "messages[3].content", 2, ("messages[3].content", "messages[3].content")),
+        ("<T>", 29, "messages[3].content", 7, ("messages[3].content",)),
+    ]
+    for finding in findings:
+        assert text[finding.offset:finding.end] == finding.token
 
 
 @pytest.mark.parametrize("name", FORMATS)
