@@ -183,6 +183,20 @@ def test_find_rules_on_a_built_rendering() -> None:
         assert text[finding.offset:finding.end] == finding.token
 
 
+def test_the_models_own_special_tokens_are_not_findings() -> None:
+    """A ``bos_token`` span holding the model's own token is structure (the pipeline layer
+    supplies it); another value of the variable is input like any other."""
+    special = chatformats.get_format("cogito").special_tokens
+    for bos, reported in ((special["bos_token"], False), ("<|eot_id|>", True)):
+        text = bos + "<|start_header_id|>"
+        spans = (Span(0, len(bos), "bos_token"), Span(len(bos), len(text), None))
+        findings = _audit.find(Rendering(text, spans, ()), {"bos_token": bos},
+                               chatformats.get_format("cogito").control_strings, special)
+        assert bool(findings) == reported
+        if reported:
+            assert [(f.path, f.input_offset, f.token) for f in findings] == [("bos_token", 0, bos)]
+
+
 @pytest.mark.parametrize("name", FORMATS)
 def test_rendering_failures_are_the_renders(name: str) -> None:
     spans_or_skip(name)

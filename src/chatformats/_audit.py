@@ -149,13 +149,25 @@ def resolve(path: str, roots: Mapping[str, Any]) -> Any:
 # ------------------------------------------------------------------ the scan
 
 
-def find(rendering: Rendering, roots: Mapping[str, Any],
-         control_strings: tuple[str, ...]) -> tuple[Finding, ...]:
+def find(rendering: Rendering, roots: Mapping[str, Any], control_strings: tuple[str, ...],
+         special_tokens: Mapping[str, Any] | None = None) -> tuple[Finding, ...]:
     """Every occurrence of each of ``control_strings`` in ``rendering.text`` that overlaps
     input-derived text (a span with a source), ordered by offset then token; ``roots`` holds the
-    values the span paths name (see the module docstring)."""
+    values the span paths name (see the module docstring).
+
+    ``special_tokens`` (the format's, ``{"bos_token": "<|begin_of_text|>"}``): a span sourced
+    from one of these variables whose text is the model's own token is the model's structure,
+    not input (the pipeline layer supplies it; a caller passing the same token at the template
+    layer means it), so it counts as template text; any other value of such a variable is
+    input like any other."""
     text = rendering.text
     spans = rendering.spans
+    if special_tokens:
+        spans = tuple(
+            span._replace(source=None)
+            if span.source in special_tokens
+            and text[span.start:span.end] == special_tokens[span.source] else span
+            for span in spans)
     if not text or all(span.source is None for span in spans):
         return ()
     starts = [span.start for span in spans]
@@ -222,7 +234,8 @@ def template_layer(name: Any, messages: Any, now: Any, strict: bool,
     recorder = _spans.Recorder()
     text = _core.render(name, port, calls, messages, now, variables, recorder)
     rendering = _spans.build(text, recorder)
-    return rendering, find(rendering, {**variables, "messages": messages}, fmt.control_strings)
+    return rendering, find(rendering, {**variables, "messages": messages}, fmt.control_strings,
+                           fmt.special_tokens)
 
 
 def pipeline_layer(name: Any, messages: Any, now: Any,
@@ -242,4 +255,4 @@ def pipeline_layer(name: Any, messages: Any, now: Any,
     rendering = spans_of(name, messages, now=now, **kwargs)
     fmt = _registry.get_format(name)
     roots = {**fmt.special_tokens, **kwargs, "messages": messages}
-    return rendering, find(rendering, roots, fmt.control_strings)
+    return rendering, find(rendering, roots, fmt.control_strings, fmt.special_tokens)
