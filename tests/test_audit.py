@@ -137,12 +137,18 @@ def test_a_finding_is_read_only_and_plain_data() -> None:
 
 
 def test_resolve() -> None:
-    roots = {"messages": [{"content": [{"text": "a"}]}], "tools": [{"x": 1}]}
+    """Paths in the error-path syntax (``chatformats._core``'s: ``.key`` for an identifier,
+    ``[repr(key)]`` for any other key) lead to their values."""
+    roots = {"messages": [{"content": [{"text": "a"}]}],
+             "tools": [{"x": 1, "a b": {"it's\t\x00é": "deep"}, 3: "int key"}]}
     assert resolve("messages[0].content[0].text", roots) == "a"
-    assert resolve("tools[0]", roots) == {"x": 1}
-    assert resolve("messages[1].content", roots) is not None and resolve(
-        "messages[1].content", roots) is not "a"
-    assert type(resolve("messages[0].nope", roots)) is object
+    assert resolve("tools[0]", roots) == roots["tools"][0]
+    assert resolve("tools[0][3]", roots) == "int key"
+    inner = "it's\t\x00é"
+    assert resolve(f"tools[0][{'a b'!r}][{inner!r}]", roots) == "deep"
+    for missing in ("messages[1].content", "messages[0].nope", "tools[0].x.y", "nope",
+                    "tools[0][", "tools[0]['a b'", ".x"):
+        assert type(resolve(missing, roots)) is object, missing
 
 
 def test_find_rules_on_a_built_rendering() -> None:
@@ -226,13 +232,12 @@ def _scrub(value: Any) -> Any:
 
 def _leaves(value: Any, path: str) -> list[tuple[str, Any, Any]]:
     """(path, container, key) of every string leaf (dict values, list items) under ``value``,
-    paths in the error-path syntax; dict keys that are not identifiers are not followed."""
+    paths in the error-path syntax (``.key`` for an identifier, ``[repr(key)]`` else)."""
     found: list[tuple[str, Any, Any]] = []
     if type(value) is dict:
         for key, item in value.items():
-            if type(key) is not str or not key.isidentifier():
-                continue
-            sub = f"{path}.{key}"
+            identifier = type(key) is str and key.isidentifier()
+            sub = f"{path}.{key}" if identifier else f"{path}[{key!r}]"
             if type(item) is str:
                 found.append((sub, value, key))
             else:

@@ -94,16 +94,16 @@ class Finding:
 
 
 def _parse_path(path: str) -> list[Any] | None:
-    """``messages[3].tool_calls[0].function`` -> ``["messages", 3, "tool_calls", 0, "function"]``;
-    ``None`` for a path this reader does not know (a quoted key, say)."""
+    """``messages[3].tool_calls[0].function`` -> ``["messages", 3, "tool_calls", 0, "function"]``
+    (the error-path syntax: ``.name`` for an identifier key, ``[N]`` for an index, ``['key']``
+    for any other string key, as ``repr`` writes it); ``None`` for anything else."""
     parts: list[Any] = []
     i, n = 0, len(path)
-    start = i
     while i < n and path[i] not in ".[":
         i += 1
-    if i == start:
+    if i == 0:
         return None
-    parts.append(path[start:i])
+    parts.append(path[:i])
     while i < n:
         if path[i] == ".":
             start = i = i + 1
@@ -112,14 +112,59 @@ def _parse_path(path: str) -> list[Any] | None:
             if i == start:
                 return None
             parts.append(path[start:i])
+        elif path.startswith(("['", '["'), i):
+            key, i = _quoted(path, i + 1)
+            if key is None or not path.startswith("]", i):
+                return None
+            parts.append(key)
+            i += 1
         else:  # "[N]"
             close = path.find("]", i)
             digits = path[i + 1:close] if close > 0 else ""
+            if digits.startswith("-"):
+                digits, sign = digits[1:], -1
+            else:
+                sign = 1
             if not digits.isdigit() or not digits.isascii():
                 return None
-            parts.append(int(digits))
+            parts.append(sign * int(digits))
             i = close + 1
     return parts
+
+
+_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r", "a": "\a",
+            "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+_HEX = {"x": 2, "u": 4, "U": 8}
+
+
+def _quoted(path: str, i: int) -> tuple[str | None, int]:
+    """The string ``repr`` wrote at ``path[i]`` (a quote) and the index after its closing
+    quote; ``(None, i)`` if it is not one."""
+    quote = path[i]
+    out: list[str] = []
+    i += 1
+    while i < len(path):
+        char = path[i]
+        if char == quote:
+            return "".join(out), i + 1
+        if char == "\\" and i + 1 < len(path):
+            code = path[i + 1]
+            if code in _HEX:
+                digits = path[i + 2:i + 2 + _HEX[code]]
+                try:
+                    out.append(chr(int(digits, 16)))
+                except ValueError:
+                    return None, i
+                i += 2 + _HEX[code]
+                continue
+            if code not in _ESCAPES:
+                return None, i
+            out.append(_ESCAPES[code])
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return None, i
 
 
 _MISSING = object()
@@ -134,13 +179,10 @@ def resolve(path: str, roots: Mapping[str, Any]) -> Any:
         return _MISSING
     value = roots.get(parts[0], _MISSING)
     for part in parts[1:]:
-        if type(part) is int:
-            if type(value) in (list, tuple) and part < len(value):
-                value = value[part]
-            else:
-                return _MISSING
-        elif isinstance(value, dict):
+        if type(value) is dict:
             value = value.get(part, _MISSING)
+        elif type(value) in (list, tuple) and type(part) is int and -len(value) <= part < len(value):
+            value = value[part]
         else:
             return _MISSING
     return value
@@ -165,7 +207,7 @@ def find(rendering: Rendering, roots: Mapping[str, Any], control_strings: tuple[
     if special_tokens:
         spans = tuple(
             span._replace(source=None)
-            if span.source in special_tokens
+            if span.source is not None and span.source in special_tokens
             and text[span.start:span.end] == special_tokens[span.source] else span
             for span in spans)
     if not text or all(span.source is None for span in spans):
