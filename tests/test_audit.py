@@ -262,10 +262,15 @@ def _case(draw: st.DrawFn, name: str) -> tuple[Any, dict[str, Any]]:
                                      strategies.realistic_conversation(),
                                      strategies.adversarial_messages)))
     variables: dict[str, Any] = {}
-    if "tools" in (chatformats.get_format(name).variables or ()) and draw(st.booleans()):
-        variables["tools"] = _scrub(draw(strategies.tools_realistic))
-    if draw(st.booleans()):
-        variables["add_generation_prompt"] = True
+    for variable in chatformats.get_format(name).variables or ():
+        if variable == "tools":
+            if draw(st.booleans()):
+                variables["tools"] = _scrub(draw(strategies.tools_realistic))
+        elif variable == "add_generation_prompt":
+            if draw(st.booleans()):
+                variables["add_generation_prompt"] = True
+        elif draw(st.integers(0, 2)) == 0:  # every other variable the template reads, any value
+            variables[variable] = _scrub(draw(strategies.variable_values))
     return messages, variables
 
 
@@ -283,14 +288,15 @@ def test_plant_render_audit(name: str, data: st.DataObject) -> None:
         assume(False)
     assert clean == (), "text without control strings gave findings"
     roots = {"messages": messages, **variables}
-    leaves = [leaf for root, value in roots.items() for leaf in _leaves(value, root)
-              if root == "messages" or root == "tools"]
+    leaves = [leaf for root, value in roots.items() for leaf in _leaves(value, root)]
+    leaves += [(root, variables, root) for root, value in variables.items() if type(value) is str]
     assume(leaves)
     path, container, key = data.draw(st.sampled_from(leaves))
     original = container[key]
     at = data.draw(st.integers(0, len(original)))
     token = data.draw(st.sampled_from(chatformats.get_format(name).control_strings))
     container[key] = original[:at] + token + original[at:]
+    roots = {"messages": messages, **variables}
     note(f"planted {token!r} at {path}[{at}]")
     try:
         text = chatformats.render(name, messages, now=NOW, **variables)
@@ -311,13 +317,16 @@ def test_plant_render_audit(name: str, data: st.DataObject) -> None:
             rendered = {json.dumps(value, ensure_ascii=False, indent=i) for i in (None, 2, 4)}
             rendered.add(str(value))
             assert any(r[finding.input_offset:].startswith(token) for r in rendered)
-    # Completeness: every occurrence of the token that is not wholly template text is found.
+    # Completeness: every occurrence of the token that is not wholly template text (or the
+    # model's own special token passed as its variable, e.g. bos_token) is found.
     rendering = chatformats.render_spans(name, messages, now=NOW, **variables)
+    special = chatformats.get_format(name).special_tokens
     expected = []
     start = text.find(token)
     while start >= 0:
         covered = [s for s in rendering.spans if s.start < start + len(token) and s.end > start]
-        if any(s.source is not None for s in covered):
+        if any(s.source is not None and special.get(s.source) != text[s.start:s.end]
+               for s in covered):
             expected.append(start)
         start = text.find(token, start + 1)
     assert [f.offset for f in findings] == expected
