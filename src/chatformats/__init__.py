@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from ._lookup import detect, from_pretrained
     from ._registry import ChatFormat, formats, get_format
+    from ._audit import Finding
     from ._spans import Rendering, Span
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template
@@ -57,6 +58,7 @@ _LAZY = {
     "from_pretrained": "._lookup",
     "Rendering": "._spans",
     "Span": "._spans",
+    "Finding": "._audit",
 }
 
 
@@ -83,6 +85,9 @@ __all__ = [
     "render_spans",
     "Rendering",
     "Span",
+    "audit",
+    "audit_chat_template",
+    "Finding",
     "apply_chat_template",
     "formats",
     "get_format",
@@ -158,3 +163,32 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
     recorder = _spans.Recorder()
     text = _core.render(name, port, calls, messages, now, variables, recorder)
     return _spans.build(text, recorder)
+
+
+def audit(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
+          strict: bool = False, **variables: Any) -> tuple[Finding, ...]:
+    """The format's control strings (``get_format(name).control_strings``: its tokenizer's special
+    tokens and its template's structural tags) wherever input-derived text put them in the prompt
+    :func:`render` gives for these arguments: one :class:`Finding` per occurrence, with the input
+    path, the offset in the input value, the offset in the prompt and the token
+    (``docs/audit.md``).  The prompt itself is not changed; an input that fails to render fails
+    here the same way."""
+    from . import _audit
+
+    return _audit.template_layer(name, messages, now, strict, variables)[1]
+
+
+def audit_chat_template(name: str | ChatFormat, messages: Any, *, tools: Any = None,
+                        documents: Any = None, add_generation_prompt: Any = False,
+                        continue_final_message: Any = False, now: datetime | None = None,
+                        **kwargs: Any) -> tuple[Finding, ...]:
+    """:func:`audit` at the pipeline layer: the findings in the prompt
+    :func:`apply_chat_template` gives for these arguments (from ``apply_chat_template_spans``).
+    Paths name the values as the template received them: a ``reasoning`` that transformers
+    copies to ``reasoning_content`` is reported under ``reasoning_content``, with offsets in the
+    rendered text."""
+    from . import _audit
+
+    kwargs.update(tools=tools, documents=documents, add_generation_prompt=add_generation_prompt,
+                  continue_final_message=continue_final_message)
+    return _audit.pipeline_layer(name, messages, now, kwargs)[1]

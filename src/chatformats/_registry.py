@@ -36,7 +36,8 @@ class ChatFormat:
     """
 
     __slots__ = ("name", "model_ids", "special_tokens", "status", "module", "template_file",
-                 "template_sha256", "variables", "content_format", "variant_of", "calls", "description")
+                 "template_sha256", "variables", "content_format", "variant_of", "calls",
+                 "control_strings", "control_provenance", "description")
 
     name: str
     model_ids: tuple[str, ...]
@@ -63,15 +64,24 @@ class ChatFormat:
     #: call fail, as in jinja2 (``chatformats._core.call_port``).  ``tests/test_core.py``
     #: checks this against the template's syntax tree.
     calls: frozenset[str]
+    #: The strings that mean something to the model when they appear in a prompt: its tokenizer's
+    #: special and added tokens, plus the structural tags its template writes (``<think>``,
+    #: ``<tools>``); what :func:`chatformats.audit` looks for in input-derived text.
+    #: ``control_provenance`` says where the list came from (``reference_templates/README.md``,
+    #: "Control strings", has the copies and commits).
+    control_strings: tuple[str, ...]
+    control_provenance: str
     description: str
 
     def __init__(self, name: str, model_ids: tuple[str, ...], special_tokens: Mapping[str, str],
                  status: str, module: str, template_file: str, template_sha256: str,
                  description: str = "", *, variables: tuple[str, ...] | None = None,
                  content_format: str = "string", variant_of: str = "",
-                 calls: frozenset[str] = frozenset()) -> None:
+                 calls: frozenset[str] = frozenset(), control_strings: tuple[str, ...] = (),
+                 control_provenance: str = "") -> None:
         values = (name, model_ids, special_tokens, status, module, template_file, template_sha256,
-                  variables, content_format, variant_of, calls, description)
+                  variables, content_format, variant_of, calls, control_strings,
+                  control_provenance, description)
         for field_name, value in zip(self.__slots__, values):
             object.__setattr__(self, field_name, value)
 
@@ -156,7 +166,9 @@ class ChatFormat:
         return ChatFormat(self.name, self.model_ids, dict(special_tokens), self.status, self.module,
                           self.template_file, self.template_sha256, self.description,
                           variables=self.variables, content_format=self.content_format,
-                          variant_of=self.variant_of, calls=self.calls)
+                          variant_of=self.variant_of, calls=self.calls,
+                          control_strings=self.control_strings,
+                          control_provenance=self.control_provenance)
 
     def __reduce__(self) -> Any:
         if _FORMATS.get(self.name) is self:
@@ -167,10 +179,11 @@ class ChatFormat:
 def _rebuild(values: tuple[Any, ...]) -> ChatFormat:
     """Unpickle a :class:`ChatFormat` that is not the registry's own (a bound one)."""
     (name, model_ids, special_tokens, status, module, template_file, template_sha256, variables,
-     content_format, variant_of, calls, description) = values
+     content_format, variant_of, calls, control_strings, control_provenance, description) = values
     return ChatFormat(name, model_ids, special_tokens, status, module, template_file,
                       template_sha256, description, variables=variables,
-                      content_format=content_format, variant_of=variant_of, calls=calls)
+                      content_format=content_format, variant_of=variant_of, calls=calls,
+                      control_strings=control_strings, control_provenance=control_provenance)
 
 
 # Special tokens: what ``tokenizer.special_tokens_map`` holds for each model's tokenizer in
@@ -187,6 +200,61 @@ _LLAMA3_TOKENS = {
 
 # The Qwen3 2507 tokenizer configs: eos "<|im_end|>", pad "<|endoftext|>", bos and unk null.
 _QWEN3_2507_TOKENS = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
+
+# Control strings (``ChatFormat.control_strings``): each model's tokenizer's special and added
+# tokens (``tokenizer_config.json`` ``added_tokens_decoder``), then the structural tags its template
+# writes that are not tokens.  Where the model's tokenizer could not be found, the template's own
+# control strings only, and the provenance says so.  Sources: ``reference_templates/README.md``,
+# "Control strings".
+
+# Llama 3.1 and 3.2 (text) Instruct: 128000-128255, the list of transformers'
+# ``convert_llama_weights_to_hf.py`` (``DEFAULT_LLAMA_SPECIAL_TOKENS["3.1"]`` and ``["3.2"]``).
+_LLAMA3_1_CONTROL = (
+    "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
+    "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|reserved_special_token_2|>",
+    "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
+) + tuple(f"<|reserved_special_token_{i}|>" for i in range(3, 248))
+
+# Llama 3.2 Vision Instruct: 128000-128255 as transformers' ``convert_mllama_weights_to_hf.py``
+# builds them (``<|step_id|>`` where the text models reserve token 2), with ``<|image|>`` moved
+# to 128256 and ``<|reserved_special_token_246|>`` at 128255, as the published tokenizer holds
+# them.
+_LLAMA3_2_VISION_CONTROL = (
+    "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
+    "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|step_id|>",
+    "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
+) + tuple(f"<|reserved_special_token_{i}|>" for i in range(2, 247)) + ("<|image|>",)
+
+# Qwen3 2507: the 26 added tokens 151643-151668 of the Qwen3-4B-Thinking-2507 tokenizer config,
+# then the template's ``<tools>`` block tags.
+_QWEN3_2507_CONTROL = (
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
+    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
+    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>",
+    "<tools>", "</tools>",
+)
+_QWEN3_2507_PROVENANCE = (
+    "tokenizer: the 26 added tokens of Qwen/Qwen3-4B-Thinking-2507's tokenizer_config.json (the "
+    "Qwen3 2507 tokenizer); template: <tools>, </tools>"
+)
+
+# Solar Open 100B: its tokenizer config was not found; the template's own control strings only.
+_SOLAR_OPEN_CONTROL = (
+    "<|begin|>", "<|end|>", "<|content|>", "<|think|>", "<|calls|>",
+    "<|tools:begin|>", "<|tools:end|>", "<|tool:begin|>", "<|tool:end|>", "<|tool_calls|>",
+    "<|tool_call:begin|>", "<|tool_call:end|>", "<|tool_call:name|>", "<|tool_call:args|>",
+    "<|tool_response|>", "<|tool_response:begin|>", "<|tool_response:end|>",
+    "<|tool_response:id|>", "<|tool_response:name|>", "<|tool_response:result|>",
+)
+
+# MiniCPM-V 4.6: its tokenizer config was not found; the template's own control strings only.
+_MINICPM_V4_6_CONTROL = (
+    "<|im_start|>", "<|im_end|>", "<|image_pad|>", "<|video_pad|>", "<think>", "</think>",
+    "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<tools>", "</tools>",
+    "<function=", "</function>", "<parameter=", "</parameter>", "<IMPORTANT>", "</IMPORTANT>",
+)
 
 _FORMATS: dict[str, ChatFormat] = {
     f.name: f
@@ -205,6 +273,9 @@ _FORMATS: dict[str, ChatFormat] = {
                        "response_format", "think_render_option", "tools"),
             content_format="string",
             calls=frozenset({"namespace", "strftime_now"}),
+            control_strings=_SOLAR_OPEN_CONTROL,
+            control_provenance="template only (the model's tokenizer config was not found): every "
+                               "<|...|> string the template writes",
         ),
         ChatFormat(
             name="llama-3.2-vision-2024-09",
@@ -222,6 +293,9 @@ _FORMATS: dict[str, ChatFormat] = {
                        "tools", "tools_in_user_message"),
             content_format="openai",
             calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
+            control_strings=_LLAMA3_2_VISION_CONTROL,
+            control_provenance="tokenizer: the 257 special tokens of Llama 3.2 Vision Instruct "
+                               "(128000-128256, <|image|> last)",
         ),
         ChatFormat(
             name="llama-3.2-vision-variant",
@@ -237,6 +311,9 @@ _FORMATS: dict[str, ChatFormat] = {
                        "tools", "tools_in_user_message"),
             content_format="openai",
             calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
+            control_strings=_LLAMA3_2_VISION_CONTROL,
+            control_provenance="tokenizer: the 257 special tokens of Llama 3.2 Vision Instruct "
+                               "(128000-128256, <|image|> last), the model this variant varies",
             variant_of="meta-llama/Llama-3.2-11B-Vision-Instruct",
         ),
         ChatFormat(
@@ -258,6 +335,9 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "enable_thinking", "tools"),
             content_format="string",
             calls=frozenset({"namespace", "raise_exception"}),
+            control_strings=_MINICPM_V4_6_CONTROL,
+            control_provenance="template only (the model's tokenizer config was not found): the "
+                               "<|...|> tokens and the tags the template writes",
         ),
         ChatFormat(
             name="cogito",
@@ -275,6 +355,10 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "bos_token", "enable_thinking", "tools"),
             content_format="openai",
             calls=frozenset(),
+            control_strings=_LLAMA3_1_CONTROL + ("<think>", "</think>"),
+            control_provenance="tokenizer: the 256 special tokens of the Llama 3.1/3.2 Instruct "
+                               "tokenizer the v1 preview models keep; template: <think> (and its "
+                               "closing </think>)",
         ),
         ChatFormat(
             name="qwen3-tool-agent",
@@ -289,6 +373,8 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "tools"),
             content_format="string",
             calls=frozenset({"namespace"}),
+            control_strings=_QWEN3_2507_CONTROL,
+            control_provenance=_QWEN3_2507_PROVENANCE,
             variant_of="the Qwen3 2507-series template (Qwen/Qwen3-*-2507)",
         ),
         ChatFormat(
@@ -305,6 +391,8 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "tools"),
             content_format="string",
             calls=frozenset(),
+            control_strings=_QWEN3_2507_CONTROL,
+            control_provenance=_QWEN3_2507_PROVENANCE,
         ),
         ChatFormat(
             name="qwen3-thinking-2507",
@@ -325,6 +413,8 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "tools"),
             content_format="string",
             calls=frozenset({"namespace"}),
+            control_strings=_QWEN3_2507_CONTROL,
+            control_provenance=_QWEN3_2507_PROVENANCE,
         ),
     )
 }

@@ -854,6 +854,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", metavar="N", type=_positive, default=1,
                    help="with --jsonl: render in N processes (default 1)")
     p.set_defaults(func=_cmd_render)
+    from . import audit as _audit
+
+    _audit.add_html_option(p, _resolve_format, _parse_file)
 
     p = sub.add_parser("verify", help="compare the port with the reference template (needs jinja2)",
                        description="Render each input with the port and with the reference "
@@ -870,6 +873,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .request import add_parser as add_request_parser
 
     add_request_parser(sub)
+    _audit.add_parser(sub, _resolve_format, _parse_file, _parse_var)
     return parser
 
 

@@ -1,0 +1,300 @@
+"""The audit: a format's control strings where input-derived text put them in a prompt.
+
+A model reads ``<|im_end|>`` or ``<|eot_id|>`` in its prompt as structure, whoever wrote it.
+:func:`audit` renders with spans (:func:`chatformats.render_spans`) and reports every occurrence
+of one of the format's control strings (``ChatFormat.control_strings``) that is not wholly text
+the template wrote itself: a :class:`Finding` per occurrence of each string (overlapping
+occurrences, and occurrences of a string inside another, each reported).  Rendering never
+changes: the audit only reports.
+
+Where a finding lies in its input value (``input_offset``):
+
+- the span's text is a copy or a slice (after strip/split) of a string value: the offset in that
+  string (``form == "value"``).  A span's text is located in its value searching from the end of
+  the previous span of the same value (a template writes the slices of one value in order, e.g.
+  a reasoning before the answer), else from its start;
+- the span's text is the value's JSON (``tojson``) or ``str()`` of a non-string value (or a value
+  the path does not resolve to): the offset in that text, exactly as the prompt holds it
+  (``form == "rendered"``); a JSON text is not the value, so there is no other offset to give.
+
+An occurrence that straddles a span boundary (a token split across two content parts that the
+template joins, or input text that completes a token the template began) is reported too: its
+``sources`` lists the source of every span it overlaps (``None`` for template text), ``path`` is
+the first input among them and ``input_offset`` where the occurrence enters that input's text.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ._spans import Rendering
+
+__all__ = ["Finding", "find", "resolve", "template_layer", "pipeline_layer"]
+
+
+class Finding:
+    """One occurrence of a control string in input-derived text (read-only).
+
+    - ``token``: the control string;
+    - ``offset``: where it starts in the rendered text;
+    - ``path``: the input value it came from (error-path syntax, ``messages[3].content``);
+    - ``input_offset``: where it starts in that value (``form == "value"``), or in the text the
+      prompt holds for the value, its JSON or ``str()`` (``form == "rendered"``);
+    - ``sources``: the source of every span the occurrence overlaps, in order (``(path,)`` when it
+      lies inside one input value; ``None`` stands for template text).
+    """
+
+    __slots__ = ("token", "offset", "path", "input_offset", "form", "sources")
+
+    token: str
+    offset: int
+    path: str
+    input_offset: int
+    form: str
+    sources: tuple[str | None, ...]
+
+    def __init__(self, token: str, offset: int, path: str, input_offset: int, form: str,
+                 sources: tuple[str | None, ...]) -> None:
+        for name, value in zip(self.__slots__, (token, offset, path, input_offset, form, sources)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Finding is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a Finding is read-only")
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Finding:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return "Finding(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+
+    @property
+    def end(self) -> int:
+        """Where the occurrence ends in the rendered text."""
+        return self.offset + len(self.token)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The finding as JSON-ready data (what ``chatformats audit --json`` prints)."""
+        return {"token": self.token, "offset": self.offset, "path": self.path,
+                "input_offset": self.input_offset, "form": self.form,
+                "sources": list(self.sources)}
+
+
+# ------------------------------------------------------------------ paths
+
+
+def _parse_path(path: str) -> list[Any] | None:
+    """``messages[3].tool_calls[0].function`` -> ``["messages", 3, "tool_calls", 0, "function"]``
+    (the error-path syntax: ``.name`` for an identifier key, ``[N]`` for an index, ``['key']``
+    for any other string key, as ``repr`` writes it); ``None`` for anything else."""
+    parts: list[Any] = []
+    i, n = 0, len(path)
+    while i < n and path[i] not in ".[":
+        i += 1
+    if i == 0:
+        return None
+    parts.append(path[:i])
+    while i < n:
+        if path[i] == ".":
+            start = i = i + 1
+            while i < n and path[i] not in ".[":
+                i += 1
+            if i == start:
+                return None
+            parts.append(path[start:i])
+        elif path.startswith(("['", '["'), i):
+            key, i = _quoted(path, i + 1)
+            if key is None or not path.startswith("]", i):
+                return None
+            parts.append(key)
+            i += 1
+        else:  # "[N]"
+            close = path.find("]", i)
+            digits = path[i + 1:close] if close > 0 else ""
+            if digits.startswith("-"):
+                digits, sign = digits[1:], -1
+            else:
+                sign = 1
+            if not digits.isdigit() or not digits.isascii():
+                return None
+            parts.append(sign * int(digits))
+            i = close + 1
+    return parts
+
+
+_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r", "a": "\a",
+            "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+_HEX = {"x": 2, "u": 4, "U": 8}
+
+
+def _quoted(path: str, i: int) -> tuple[str | None, int]:
+    """The string ``repr`` wrote at ``path[i]`` (a quote) and the index after its closing
+    quote; ``(None, i)`` if it is not one."""
+    quote = path[i]
+    out: list[str] = []
+    i += 1
+    while i < len(path):
+        char = path[i]
+        if char == quote:
+            return "".join(out), i + 1
+        if char == "\\" and i + 1 < len(path):
+            code = path[i + 1]
+            if code in _HEX:
+                digits = path[i + 2:i + 2 + _HEX[code]]
+                try:
+                    out.append(chr(int(digits, 16)))
+                except ValueError:
+                    return None, i
+                i += 2 + _HEX[code]
+                continue
+            if code not in _ESCAPES:
+                return None, i
+            out.append(_ESCAPES[code])
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return None, i
+
+
+_MISSING = object()
+
+
+def resolve(path: str, roots: Mapping[str, Any]) -> Any:
+    """The value at ``path`` under ``roots`` (``{"messages": ..., **variables}``), or a private
+    sentinel when the path does not lead to a value (then :func:`find` reports offsets in the
+    rendered text)."""
+    parts = _parse_path(path)
+    if parts is None:
+        return _MISSING
+    value = roots.get(parts[0], _MISSING)
+    for part in parts[1:]:
+        if type(value) is dict:
+            value = value.get(part, _MISSING)
+        elif type(value) in (list, tuple) and type(part) is int and -len(value) <= part < len(value):
+            value = value[part]
+        else:
+            return _MISSING
+    return value
+
+
+# ------------------------------------------------------------------ the scan
+
+
+def find(rendering: Rendering, roots: Mapping[str, Any], control_strings: tuple[str, ...],
+         special_tokens: Mapping[str, Any] | None = None) -> tuple[Finding, ...]:
+    """Every occurrence of each of ``control_strings`` in ``rendering.text`` that overlaps
+    input-derived text (a span with a source), ordered by offset then token; ``roots`` holds the
+    values the span paths name (see the module docstring).
+
+    ``special_tokens`` (the format's, ``{"bos_token": "<|begin_of_text|>"}``): a span sourced
+    from one of these variables whose text is the model's own token is the model's structure,
+    not input (the pipeline layer supplies it; a caller passing the same token at the template
+    layer means it), so it counts as template text; any other value of such a variable is
+    input like any other."""
+    text = rendering.text
+    spans = rendering.spans
+    if special_tokens:
+        spans = tuple(
+            span._replace(source=None)
+            if span.source is not None and span.source in special_tokens
+            and text[span.start:span.end] == special_tokens[span.source] else span
+            for span in spans)
+    if not text or all(span.source is None for span in spans):
+        return ()
+    starts = [span.start for span in spans]
+    where = _locate(text, spans, roots)  # span index -> (start in its value, form)
+    found: list[Finding] = []
+    from bisect import bisect_right
+
+    for token in dict.fromkeys(control_strings):
+        if not token:
+            continue
+        at = text.find(token)
+        while at >= 0:
+            end = at + len(token)
+            first = bisect_right(starts, at) - 1
+            last = bisect_right(starts, end - 1) - 1
+            covered = spans[first:last + 1]
+            if any(span.source is not None for span in covered):
+                index = next(i for i in range(first, last + 1) if spans[i].source is not None)
+                span = spans[index]
+                path: str = span.source  # type: ignore[assignment]  # not None: chosen so
+                entry = max(at, span.start)
+                base, form = where[index]
+                found.append(Finding(token, at, path, base + entry - span.start, form,
+                                     tuple(s.source for s in covered)))
+            at = text.find(token, at + 1)
+    found.sort(key=lambda f: (f.offset, f.token))
+    return tuple(found)
+
+
+def _locate(text: str, spans: Any, roots: Mapping[str, Any]) -> dict[int, tuple[int, str]]:
+    """For each sourced span: where its text starts in its value (``"value"``), or 0 in its own
+    text (``"rendered"``: the value's JSON or ``str()``, or a value the path does not reach)."""
+    where: dict[int, tuple[int, str]] = {}
+    cursor: dict[str, int] = {}
+    for index, span in enumerate(spans):
+        if span.source is None:
+            continue
+        value = resolve(span.source, roots)
+        piece = text[span.start:span.end]
+        if type(value) is str:
+            at = value.find(piece, cursor.get(span.source, 0))
+            if at < 0:
+                at = value.find(piece)
+            if at >= 0:
+                where[index] = (at, "value")
+                cursor[span.source] = at + len(piece)
+                continue
+        where[index] = (0, "rendered")
+    return where
+
+
+# ------------------------------------------------------------------ the layers
+
+
+def template_layer(name: Any, messages: Any, now: Any, strict: bool,
+                   variables: dict[str, Any]) -> tuple[Rendering, tuple[Finding, ...]]:
+    """``render_spans(name, messages, now=now, strict=strict, **variables)`` and its findings."""
+    from . import _core, _registry, _spans
+
+    port, calls = _registry.port(name)
+    fmt = _registry.get_format(name)
+    if strict:
+        _core.check_variables(fmt, variables)
+    recorder = _spans.Recorder()
+    text = _core.render(name, port, calls, messages, now, variables, recorder)
+    rendering = _spans.build(text, recorder)
+    return rendering, find(rendering, {**variables, "messages": messages}, fmt.control_strings,
+                           fmt.special_tokens)
+
+
+def pipeline_layer(name: Any, messages: Any, now: Any,
+                   kwargs: dict[str, Any]) -> tuple[Rendering, tuple[Finding, ...]]:
+    """``apply_chat_template_spans(name, messages, now=now, **kwargs)`` and its findings; the
+    paths resolve against the values as given (the special tokens under ``kwargs``)."""
+    import sys
+
+    from . import _registry, pipeline
+
+    spans_of = getattr(pipeline, "apply_chat_template_spans", None) or getattr(
+        sys.modules.get("chatformats"), "apply_chat_template_spans", None)
+    if spans_of is None:
+        from .errors import ChatFormatError
+
+        raise ChatFormatError("the pipeline layer does not record spans in this build")
+    rendering = spans_of(name, messages, now=now, **kwargs)
+    fmt = _registry.get_format(name)
+    roots = {**fmt.special_tokens, **kwargs, "messages": messages}
+    return rendering, find(rendering, roots, fmt.control_strings, fmt.special_tokens)

@@ -1,0 +1,177 @@
+"""``chatformats audit FORMAT FILE`` and ``chatformats render FORMAT FILE --html OUT``.
+
+    chatformats audit FORMAT FILE [--layer L] [--generation-prompt] [--now D] [--var N=J] [--json]
+
+FILE is read as ``chatformats render`` reads it (a list of messages, an OpenAI request body, or
+an object with ``messages`` and template variables; ``-`` for stdin).  Each finding (a control
+string of the format inside input-derived text, see ``chatformats.audit``) is one line::
+
+    messages[1].content:0: <|im_start|> (prompt offset 19)
+
+(``path:offset in the value: token``; ``[in its rendered text]`` when the offset counts in the
+value's JSON or ``str()``, ``[across: ...]`` when the occurrence spans several sources);
+``--json`` prints a JSON list of ``{"token", "offset", "path", "input_offset", "form",
+"sources"}`` instead.  Exit status: 0 no finding; 3 at least one finding; 1 the input cannot be
+read or rendered; 2 usage error.
+
+``render ... --html OUT`` writes the prompt to stdout as ``render`` does, and the page of
+:mod:`chatformats.html` to OUT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Callable
+
+from ..errors import ChatFormatError
+from .common import EXIT_OK, InputError, UsageError, _describe, _name, _parse_now
+
+#: ``audit``: at least one control string in input-derived text.
+EXIT_FINDINGS = 3
+
+#: The pipeline layer's named parameters (the rest of the variables are keyword arguments).
+_PIPELINE_PARAMS = ("tools", "documents", "add_generation_prompt", "continue_final_message")
+
+
+def add_parser(sub: Any, resolve: Callable[[str], Any], parse_file: Callable[[str], Any],
+               parse_var: Callable[[str], Any]) -> None:
+    """Register ``audit`` on the ``build_parser`` sub-parsers.  ``resolve``: FORMAT -> format;
+    ``parse_file``: FILE -> a conversation (``.messages``, ``.variables``) as ``render`` reads
+    it; ``parse_var``: the ``--var NAME=JSON`` parser."""
+    p = sub.add_parser(
+        "audit", help="find the format's control tokens in input-derived text",
+        description="Render FILE with spans and report every control string of the format "
+                    "(its tokenizer's special tokens, its template's tags) inside text that came "
+                    "from the input. Exit status: 0 none found, 3 found, 1 the input cannot be "
+                    "read or rendered, 2 usage error.")
+    p.add_argument("format", metavar="FORMAT", help="format name or model id")
+    p.add_argument("file", metavar="FILE", help="a JSON file (- for stdin), as `render` reads it")
+    _add_render_options(p, parse_var)
+    p.add_argument("--json", action="store_true", help="print the findings as a JSON list")
+    p.set_defaults(func=lambda args: run_audit(args, resolve, parse_file))
+
+
+def _add_render_options(p: argparse.ArgumentParser, parse_var: Callable[[str], Any]) -> None:
+    p.add_argument("--layer", choices=("template", "pipeline"), default="pipeline",
+                   help="template: chatformats.render; pipeline (default): "
+                        "chatformats.apply_chat_template")
+    p.add_argument("--generation-prompt", action="store_true",
+                   help="pass add_generation_prompt=True")
+    p.add_argument("--now", metavar="ISO-DATE", type=_parse_now,
+                   help="the clock behind strftime_now (default: the current time)")
+    p.add_argument("--var", metavar="NAME=JSON", type=parse_var, action="append", default=[],
+                   help="a template variable (repeatable; overrides the file)")
+
+
+def add_html_option(render_parser: argparse.ArgumentParser, resolve: Callable[[str], Any],
+                    parse_file: Callable[[str], Any]) -> None:
+    """Add ``--html OUT`` to ``render``: with it, ``render`` runs :func:`run_render_html`."""
+    render_parser.add_argument(
+        "--html", metavar="OUT",
+        help="also write a self-contained HTML page of the prompt to OUT: each span marked by "
+             "its source, template text set apart, assistant ranges outlined, audit findings "
+             "flagged")
+    plain = render_parser.get_default("func")
+
+    def render(args: argparse.Namespace) -> int:
+        if getattr(args, "html", None) is None:
+            return int(plain(args))
+        if args.jsonl is not None:
+            raise UsageError("--html renders one FILE, not --jsonl")
+        if args.output is not None or args.workers != 1:
+            raise UsageError("-o/--output and --workers go with --jsonl")
+        return run_render_html(args, resolve, parse_file)
+
+    render_parser.set_defaults(func=render)
+
+
+# ------------------------------------------------------------------ rendering with spans
+
+
+def _spans_and_findings(args: argparse.Namespace, resolve: Callable[[str], Any],
+                        parse_file: Callable[[str], Any]) -> tuple[Any, Any, tuple[Any, ...]]:
+    """(format, rendering, findings) of FILE at the chosen layer."""
+    from .. import _audit
+
+    fmt = resolve(args.format)
+    if fmt.status != "ported":
+        raise InputError(f"format {fmt.name!r} is not ported yet (status: {fmt.status})")
+    conv = parse_file(args.file)
+    variables = dict(conv.variables)
+    variables.update(args.var)
+    if args.generation_prompt:
+        variables["add_generation_prompt"] = True
+    try:
+        if args.layer == "template":
+            rendering, findings = _audit.template_layer(fmt.name, conv.messages, args.now, False,
+                                                        variables)
+        else:
+            rendering, findings = _audit.pipeline_layer(fmt.name, conv.messages, args.now,
+                                                        variables)
+    except ChatFormatError as exc:
+        if "does not record spans" in str(exc):
+            raise UsageError(f"{exc}: use --layer template") from None
+        raise InputError(f"{_name(args.file)}: {_describe(exc)}") from None
+    except TypeError as exc:  # a variable the Python API refuses
+        raise InputError(f"{_name(args.file)}: {exc}") from None
+    return fmt, rendering, findings
+
+
+def describe(finding: Any) -> str:
+    """One finding as one line (see the module docstring)."""
+    line = (f"{finding.path}:{finding.input_offset}: {finding.token} "
+            f"(prompt offset {finding.offset})")
+    if finding.form != "value":
+        line += " [in its rendered text]"
+    if len(finding.sources) > 1:
+        line += " [across: " + ", ".join(s if s is not None else "template"
+                                         for s in finding.sources) + "]"
+    return line
+
+
+def run_audit(args: argparse.Namespace, resolve: Callable[[str], Any],
+              parse_file: Callable[[str], Any]) -> int:
+    fmt, _, findings = _spans_and_findings(args, resolve, parse_file)
+    if args.json:
+        sys.stdout.write(json.dumps([f.as_dict() for f in findings], ensure_ascii=False,
+                                    indent=2) + "\n")
+    else:
+        for finding in findings:
+            sys.stdout.write(json.dumps(describe(finding), ensure_ascii=False)[1:-1] + "\n")
+    if findings:
+        sys.stderr.write(f"chatformats: {_name(args.file)}: {len(findings)} control string"
+                         f"{'s' if len(findings) != 1 else ''} of {fmt.name} in input text\n")
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def run_render_html(args: argparse.Namespace, resolve: Callable[[str], Any],
+                    parse_file: Callable[[str], Any]) -> int:
+    from .. import html
+    from .common import _write_stdout
+
+    fmt, rendering, findings = _spans_and_findings(args, resolve, parse_file)
+    page = html.page(rendering, findings, title=f"{fmt.name}: {_name(args.file)}",
+                     layer=args.layer)
+    _write_atomically(args.html, page)
+    _write_stdout(rendering.text)
+    return EXIT_OK
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """``text`` (UTF-8) to ``path``, written beside it and renamed."""
+    directory = os.path.dirname(os.path.abspath(path))
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise InputError(f"{path}: cannot write the page: {exc.strerror or exc}") from None

@@ -1,0 +1,89 @@
+"""What the HTML page tests share: conversations for every format, and the page's segments
+checked against the rendering they came from."""
+
+from __future__ import annotations
+
+import inspect
+from datetime import datetime
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+
+import chatformats
+from chatformats import ChatFormatError
+
+from . import strategies
+
+NOW = datetime(2026, 3, 7, 14, 5, 9)
+NOT_RECORDED = "spans are not recorded for this format yet"
+
+#: Text with every character class the page treats specially.
+TRICKY = ("a\tb\r\nc\r \x0b\x0c\x00\x1b\x7f\x85\u2028\u2029\xa0\u200b\ufeff\u3000 "
+          "  <b>&amp;</b> \"q\" 'q' \ud800 🙂 é\n\n<|im_end|><|eot_id|><think>")
+
+
+def spans_or_skip(name: str) -> None:
+    """Skip a format whose port does not record spans yet (removed once every port does)."""
+    port = chatformats.get_format(name).port
+    if "spans" not in inspect.signature(port).parameters:
+        pytest.skip(f"{name}: {NOT_RECORDED}")
+
+
+def tricky_conversation() -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": TRICKY},
+        {"role": "user", "content": TRICKY},
+        {"role": "assistant", "content": "<think>" + TRICKY + "</think>" + TRICKY,
+         "tool_calls": [{"function": {"name": "f", "arguments": {"x": TRICKY}}}]},
+        {"role": "tool", "content": TRICKY},
+        {"role": "user", "content": "again " + TRICKY},
+        {"role": "assistant", "content": TRICKY},
+    ]
+
+
+cases = st.one_of(strategies.realistic_conversation(), strategies.adversarial_messages)
+
+
+def render(name: str, messages: Any, **variables: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """(rendering, findings), or None where the conversation does not render."""
+    try:
+        return (chatformats.render_spans(name, messages, now=NOW, **variables),
+                chatformats.audit(name, messages, now=NOW, **variables))
+    except ChatFormatError as exc:
+        if NOT_RECORDED in str(exc):
+            pytest.skip(str(exc))
+        return None
+
+
+def check_segments(segments: list[dict[str, Any]], rendering: Any, findings: Any,
+                   visible: str) -> None:
+    """``segments``: the page's marked elements in document order, each
+    ``{"cls": "src"|"tpl", "path": str|None, "text": str, "asst": int|None, "hit": str|None}``
+    (``asst``: the index of the enclosing assistant outline).  Their texts tile the visible
+    prompt; each one's path is the source of the span holding it; the outlines cover exactly
+    the assistant ranges; the flagged characters are exactly those of the findings."""
+    assert "".join(s["text"] for s in segments) == visible
+    offset = 0
+    ranges: dict[int, list[int]] = {}
+    flagged: set[int] = set()
+    for segment in segments:
+        end = offset + len(segment["text"])
+        assert end > offset, "an empty segment"
+        holding = [s for s in rendering.spans if s.start <= offset < s.end]
+        assert len(holding) == 1
+        span = holding[0]
+        assert end <= span.end, "a segment runs over a span boundary"
+        assert segment["cls"] == ("src" if span.source is not None else "tpl")
+        assert segment["path"] == span.source
+        if segment["asst"] is not None:
+            bounds = ranges.setdefault(segment["asst"], [offset, offset])
+            assert bounds[1] == offset, "an outline with a gap"
+            bounds[1] = end
+        if segment["hit"] is not None:
+            flagged.update(range(offset, end))
+        offset = end
+    expected_ranges = [(s, e) for s, e in rendering.assistant_spans if e > s]
+    assert [tuple(ranges[k]) for k in sorted(ranges)] == expected_ranges
+    expected_flagged = {i for f in findings for i in range(f.offset, f.end)}
+    assert flagged == expected_flagged
