@@ -285,14 +285,14 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 spans.source(f"messages[{index}].role", 1)
                 if role == "assistant":
                     spans.open(3)
-            extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n"))  # L83
-            if type(content) is str:  # L84-85
+            if type(content) is str:  # L84-85: one extend for the whole turn
                 if spans:
-                    spans.source(f"messages[{index}].content")
-                emit(content)
+                    spans.source(f"messages[{index}].content", 3)
+                extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))  # L83-95
             else:  # L86-93
+                extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n"))  # L83
                 content_parts(emit, content, index, spans)
-            emit(_EOT)  # L95
+                emit(_EOT)  # L95
             if spans and role == "assistant":
                 spans.close()
         elif has_tool_calls:  # L96: the same test again, kept as written
