@@ -7,8 +7,9 @@ raises "Prompting with images is incompatible with system messages." when a syst
 with images; this revision records whether the caller supplied a system message
 (``user_supplied_system_message``, L23 and L26) and writes the system block when the caller
 supplied one or no message carries an image (L40), so a system message renders alongside images
-and nothing raises.  Everything else is the September text line for line (its lines shift by two
-after L22, by three after L26 and by minus three after L37, where the raise was).
+and nothing raises.  Everything else is the September text line for line: this template's
+lines 1-22 are its 1-22, 24-25 its 23-24, 27-38 its 25-36, and 41-119 its 44-122 (its 37-43,
+the raise and the old condition, became 39-40).
 
 Laid out like the template: the variable defaults (lines 1-17), the system-message extraction
 (19-27), the image scan (29-37, as :class:`Namespace`, from :func:`scan`), the system block
