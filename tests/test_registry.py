@@ -18,6 +18,7 @@ PORTS = ROOT / "src" / "chatformats" / "ports"
 PINNED = {
     "solar_open.jinja": "e7a5ad7d23b2a9cac020db4582dd076cc400007ae7daecb08f30ca1cb53f9dd0",
     "llama3_2_vision_2024_09.jinja": "e407323269d15bba92fc431b5b7d757e66d920d01b45cae58149a692d7697d3c",
+    "llama3_2_vision_2024_12.jinja": "53ff0dc467531d098a8bdd2ba38a3b2c157c9a90e96e16a0a79aa86476d47eea",
     "llama3_2_vision.jinja": "d3e97dc81677b7918ffae734b13999c4b4ea5eb3939a8506bbf501602f4d2b62",
     "minicpm_v4_6_thinking.jinja": "19356d2fd1c60dc46c92f3b05a5e01a32cdd1ab10b68d649a0081e6bba7c8137",
     "cogito.jinja": "ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
@@ -35,7 +36,8 @@ def test_reference_templates_are_pinned():
 
 def test_registry_ties_templates_and_ports_together():
     names = chatformats.formats()
-    assert names == ["solar-open", "llama-3.2-vision-2024-09", "llama-3.2-vision-variant",
+    assert names == ["solar-open", "llama-3.2-vision-2024-09", "llama-3.2-vision-2024-12",
+                     "llama-3.2-vision-variant",
                      "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent",
                      "qwen3-instruct-2507", "qwen3-thinking-2507"]
     assert sorted(chatformats.get_format(n).template_file for n in names) == sorted(PINNED)

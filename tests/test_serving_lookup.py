@@ -15,6 +15,7 @@ import pytest
 import chatformats
 from chatformats import UnknownFormatError, UnknownVariableError
 
+from . import oracle
 from .oracle import FIXED_NOW
 
 FORMATS = chatformats.formats()
@@ -72,7 +73,7 @@ def test_a_variants_model_is_refused_with_the_reason():
     # The published model's id finds its original; where only the variant were registered, the
     # id is refused with the reason rather than served by the variant.
     model = "meta-llama/Llama-3.2-11B-Vision-Instruct"
-    assert chatformats.get_format(model).name == "llama-3.2-vision-2024-09"
+    assert chatformats.get_format(model).name == "llama-3.2-vision-2024-12"
     from chatformats._registry import lookup
 
     variant = chatformats.get_format("llama-3.2-vision-variant")
@@ -186,6 +187,27 @@ def test_from_pretrained_reads_a_processors_chat_template_json(tmp_path):
     assert fmt.name == "minicpm-v-4.6-thinking"
     assert chatformats.apply_chat_template(fmt, MESSAGES, now=FIXED_NOW) == \
         chatformats.apply_chat_template("minicpm-v-4.6-thinking", MESSAGES, now=FIXED_NOW)
+
+
+@pytest.mark.parametrize("name", ["llama-3.2-vision-2024-09", "llama-3.2-vision-2024-12"])
+def test_from_pretrained_tells_the_llama_vision_revisions_apart(tmp_path, name):
+    """Meta's Llama 3.2 Vision folders hold the template in the processor's
+    ``chat_template.json`` (the tokenizer config has none); each revision the model shipped is
+    found by its own text, and renders as that revision does (a system message with an image:
+    refused by the September text, rendered by the December one)."""
+    folder = save(tmp_path, name, "json")
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert "chat_template" not in config and config["bos_token"] == "<|begin_of_text|>"
+    fmt = chatformats.from_pretrained(folder)
+    assert fmt.name == name and fmt.special_tokens["bos_token"] == "<|begin_of_text|>"
+    with_image = [{"role": "system", "content": "Be brief."},
+                  {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Hi"}]}]
+    expected = oracle.render(name, with_image, now=FIXED_NOW, bos_token="<|begin_of_text|>")
+    if expected.ok:
+        assert chatformats.apply_chat_template(fmt, with_image, now=FIXED_NOW) == expected.text
+    else:
+        with pytest.raises(chatformats.TemplateError, match="incompatible with system messages"):
+            chatformats.apply_chat_template(fmt, with_image, now=FIXED_NOW)
 
 
 def test_from_pretrained_binds_the_folders_own_tokens(tmp_path):

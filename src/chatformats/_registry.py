@@ -280,9 +280,9 @@ _FORMATS: dict[str, ChatFormat] = {
         ChatFormat(
             name="llama-3.2-vision-2024-09",
             # The September 2024 release of both sizes shipped this text (chat_template.json);
-            # the models' later revision renders a system message alongside images and is not a
-            # format yet.
-            model_ids=("meta-llama/Llama-3.2-11B-Vision-Instruct", "meta-llama/Llama-3.2-90B-Vision-Instruct"),
+            # the 11B's later revision (llama-3.2-vision-2024-12) renders a system message
+            # alongside images.
+            model_ids=("meta-llama/Llama-3.2-90B-Vision-Instruct",),
             special_tokens=_LLAMA3_TOKENS,
             status="ported",
             module="llama3_2_vision_2024_09",
@@ -296,6 +296,24 @@ _FORMATS: dict[str, ChatFormat] = {
             control_strings=_LLAMA3_2_VISION_CONTROL,
             control_provenance="tokenizer: the 257 special tokens of Llama 3.2 Vision Instruct "
                                "(128000-128256, <|image|> last)",
+        ),
+        ChatFormat(
+            name="llama-3.2-vision-2024-12",
+            # The revision the 11B model's chat_template.json carries since December 2024 (the
+            # Hub copy a 2025 test suite pasted, and the 11B GGUF Ollama serves); the 90B's is
+            # not attested, so its id stays with the September text.
+            model_ids=("meta-llama/Llama-3.2-11B-Vision-Instruct",),
+            special_tokens=_LLAMA3_TOKENS,
+            status="ported",
+            module="llama3_2_vision_2024_12",
+            template_file="llama3_2_vision_2024_12.jinja",
+            template_sha256="53ff0dc467531d098a8bdd2ba38a3b2c157c9a90e96e16a0a79aa86476d47eea",
+            description="Meta Llama 3.2 11B Vision Instruct, the December 2024 template (a system "
+                        "message alongside images)",
+            variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
+                       "tools", "tools_in_user_message"),
+            content_format="openai",
+            calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
         ),
         ChatFormat(
             name="llama-3.2-vision-variant",

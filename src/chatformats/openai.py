@@ -97,6 +97,7 @@ _UNTYPED_MEDIA = ("image_url", "image_pil", "image_embeds", "audio_embeds", "aud
 _MODALITIES: dict[str, dict[str, str]] = {
     # vllm/model_executor/models/mllama.py (Llama 3.2 Vision): images only
     "llama-3.2-vision-2024-09": {"image": "<|image|>"},
+    "llama-3.2-vision-2024-12": {"image": "<|image|>"},
     "llama-3.2-vision-variant": {"image": "<|image|>"},
     # vllm/model_executor/models/minicpmv.py, MiniCPMVBaseModel.get_placeholder_str
     "minicpm-v-4.6-thinking": {"image": "(<image>./</image>)", "video": "(<video>./</video>)"},

@@ -5,6 +5,7 @@
 GRAMMARS = {
     "solar_open": "solar_open",
     "llama3_2_vision_2024_09": "llama3_2_vision",
+    "llama3_2_vision_2024_12": "llama3_2_vision",
     "llama3_2_vision": "llama3_2_vision",
     "minicpm_v4_6_thinking": "minicpm_v4_6_thinking",
     "cogito": "cogito",
