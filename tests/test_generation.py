@@ -190,7 +190,7 @@ EVERY_TURN = [
                      "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
     {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "21"},
     {"role": "assistant", "content": "", "tool_calls": [
-        {"id": "call_2", "type": "function", "function": {"name": "search", "arguments": '{"query": "x"}'}}]},
+        {"id": "call_2", "type": "function", "function": {"name": "search", "arguments": {"query": "x"}}}]},
     {"role": "tool", "tool_call_id": "call_2", "name": "search", "content": "found"},
     {"role": "assistant", "content": "final", "reasoning_content": "", "reasoning": "why"},
 ]
