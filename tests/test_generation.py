@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import re
 from datetime import datetime
 from functools import lru_cache
@@ -169,17 +170,52 @@ BRANCH_VALUES: dict[str, st.SearchStrategy[Any]] = {
 
 @lru_cache(maxsize=None)
 def variables_for(name: str) -> st.SearchStrategy[dict[str, Any]]:
-    """Format ``name``'s own variables (and the environment's globals), each passed or not."""
+    """Format ``name``'s own variables (``tests.fuzz.template_variables``), each passed or not:
+    the values its template branches on (tools as JSON schemas) two times in three, else any
+    value; one time in eight, also variables named like the environment's globals
+    (``strategies.variables``)."""
     def values(var: str) -> st.SearchStrategy[Any]:
         shared = st.one_of(s.tools_any if var in ("tools", "custom_tools") else s.variable_values,
                            s.json_value)
-        return st.one_of(BRANCH_VALUES[var], shared) if var in BRANCH_VALUES else shared
+        if var in ("tools", "custom_tools"):
+            return st.one_of(s.tools_realistic, s.tools_realistic, shared)
+        return st.one_of(BRANCH_VALUES[var], BRANCH_VALUES[var], shared) if var in BRANCH_VALUES else shared
 
-    return st.fixed_dictionaries({}, optional={var: values(var) for var in template_variables(name)})
+    own = [var for var in template_variables(name) if var not in s.ENVIRONMENT_GLOBALS]
+    return s.variables(**{var: values(var) for var in own})
+
+
+def well_formed(conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A realistic conversation in the shape every template renders without failing: a list
+    content becomes the text of its text parts, tool-call arguments a dict, an assistant message
+    keeps its first tool call (the Llama templates refuse more) and the tool answer to it."""
+    out: list[dict[str, Any]] = []
+    dropped: set[str] = set()
+    for message in conversation:
+        message = dict(message)
+        if isinstance(message.get("content"), list):
+            message["content"] = "".join(
+                part["text"] for part in message["content"]
+                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            dropped.update(call["id"] for call in calls[1:])
+            first = calls[0]
+            arguments = first["function"]["arguments"]
+            if isinstance(arguments, str):
+                arguments = json.loads(arguments)
+            message["tool_calls"] = [{**first, "function": {**first["function"], "arguments": arguments}}]
+        if message.get("role") == "tool" and message.get("tool_call_id") in dropped:
+            continue
+        out.append(message)
+    return out
 
 
 def cases(name: str) -> st.SearchStrategy[tuple[Any, dict[str, Any]]]:
-    return st.tuples(s.conversations, variables_for(name))
+    """Well-formed conversations half of the time (so that most inputs render and have assistant
+    turns to compare), the shared strategies' conversations in any shape otherwise."""
+    conversations = st.one_of(s.realistic_conversation().map(well_formed), s.conversations)
+    return st.tuples(conversations, variables_for(name))
 
 
 #: One conversation with every kind of assistant turn: reasoning (as ``reasoning_content``,
