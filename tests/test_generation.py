@@ -385,17 +385,54 @@ pipeline_kwargs = st.fixed_dictionaries({}, optional={
 })
 
 
+@lru_cache(maxsize=None)
+def char_tokenizer(name: str) -> Any:
+    """A fast tokenizer like ``transformers_oracle.tokenizer(name)`` (the reference template, the
+    format's special tokens), whose every other character is a token of its own: its
+    ``assistant_masks`` are the generation indices, character by character."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    specials = dict(chatformats.get_format(name).special_tokens)
+    vocab = {"[UNK]": 0}
+    for token in specials.values():
+        vocab.setdefault(token, len(vocab))
+    backend = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    tok = PreTrainedTokenizerFast(tokenizer_object=backend, chat_template=oracle.source(name), **specials)
+    assert tok.special_tokens_map == specials
+    return tok
+
+
+def mask_of(offsets: Any, ranges: Any) -> list[int]:
+    """1 for each token that overlaps one of ``ranges``, else 0."""
+    return [int(any(start < end_ and end > start_ for start_, end_ in ranges)) for start, end in offsets]
+
+
 @pytest.mark.parametrize("name", FORMATS)
 @settings(max_examples=examples(25))
 @given(messages=s.realistic_conversation(), kwargs=pipeline_kwargs)
 def test_pipeline_oracle_is_transformers_apply_chat_template(name, messages, kwargs):
-    """:func:`pipeline_indices` renders what ``tokenizer.apply_chat_template`` renders: for the
-    original template (against the pipeline layer's oracle) and for the tagged copy."""
+    """:func:`pipeline_indices` is transformers' own pipeline: it renders what
+    ``tokenizer.apply_chat_template(..., tokenize=False)`` renders (for the original template and
+    for the tagged copy), and its indices are the ``assistant_masks`` of
+    ``apply_chat_template(..., tokenize=True, return_dict=True, return_assistant_tokens_mask=True)``
+    for the copy, on a tokenizer that makes a token of each character."""
     expected = T.apply(name, messages, **kwargs)
     got, _ = pipeline_indices(name, oracle.source(name), messages, kwargs)
-    tagged, _ = pipeline_indices(name, copy_source(name), messages, kwargs)
+    tagged, indices = pipeline_indices(name, copy_source(name), messages, kwargs)
     assert same(got, expected), (got, expected)
     assert same(tagged, expected), (tagged, expected)
+    if not tagged.ok:
+        return
+    with oracle.clock(FIXED_NOW):
+        out = char_tokenizer(name).apply_chat_template(
+            messages, chat_template=copy_source(name), tokenize=True, return_dict=True,
+            return_assistant_tokens_mask=True, **kwargs)
+    offsets = out.encodings[0].offsets
+    assert offsets[-1][1] == len(tagged.text or "")
+    assert out["assistant_masks"] == mask_of(offsets, indices)
+    assert any(out["assistant_masks"]) == any(end > start for start, end in indices)
 
 
 def has_pipeline_spans() -> bool:
