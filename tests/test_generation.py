@@ -237,6 +237,26 @@ EVERY_TURN = [
 ]
 
 
+#: Variables under which :data:`EVERY_TURN` is rendered: those that move the ranges.
+EVERY_TURN_VARIABLES = [
+    {}, {"add_generation_prompt": True, "enable_thinking": False},
+    {"add_generation_prompt": True, "enable_thinking": True, "think_render_option": "all"},
+    {"think_render_option": "all", "reasoning_effort": "low"}, {"tools": s.TOOL_SCHEMAS},
+]
+
+#: Inputs Hypothesis found where a copy or a port went wrong, per format: ``(messages,
+#: variables)``, checked on every run by the plain tests below (the properties draw through
+#: ``st.data()``, which takes no ``@example``).
+REGRESSIONS: dict[str, list[tuple[Any, dict[str, Any]]]] = {
+    # The tool agent's generation prompt has no <think> prefill: its range starts after the header.
+    "qwen3-tool-agent": [([{"role": "user", "content": ""}, {"role": "assistant", "content": ""}], {})],
+}
+
+
+def known_cases(name: str) -> list[tuple[Any, dict[str, Any]]]:
+    return [(EVERY_TURN, variables) for variables in EVERY_TURN_VARIABLES] + REGRESSIONS.get(name, [])
+
+
 # ------------------------------------------------------------------ (a) the copies render as the originals
 
 
@@ -270,10 +290,9 @@ def test_copy_renders_as_original(name, case):
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_copy_renders_as_original_on_every_turn_kind(name):
-    for variables in ({}, {"add_generation_prompt": True, "enable_thinking": False},
-                      {"enable_thinking": True, "think_render_option": "all"}, {"tools": s.TOOL_SCHEMAS}):
-        assert_copy_renders_as_original(name, EVERY_TURN, variables)
+def test_copy_renders_as_original_on_known_cases(name):
+    for messages, variables in known_cases(name):
+        assert_copy_renders_as_original(name, messages, variables)
 
 
 # ------------------------------------------------------------------ (b) the ports' ranges are transformers'
@@ -341,12 +360,10 @@ def test_port_ranges_are_transformers_generation_indices(name, case):
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_port_ranges_on_every_turn_kind(name):
+def test_port_ranges_on_known_cases(name):
     skip_unless_spans(name)
-    for variables in ({}, {"add_generation_prompt": True, "enable_thinking": False},
-                      {"enable_thinking": True, "think_render_option": "all"},
-                      {"think_render_option": "all", "reasoning_effort": "low"}, {"tools": s.TOOL_SCHEMAS}):
-        assert_template_layer_ranges(name, EVERY_TURN, variables)
+    for messages, variables in known_cases(name):
+        assert_template_layer_ranges(name, messages, variables)
 
 
 # ------------------------------------------------------------------ the pipeline layer
