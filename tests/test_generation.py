@@ -14,7 +14,9 @@ transformers 5.24's own ``{% generation %}`` extension.
   ``AssistantTracker`` driven as ``render_jinja_template`` drives it, with exactly the caller's
   variables); at the pipeline layer, ``apply_chat_template_spans`` against
   ``render_jinja_template(..., return_assistant_tokens_mask=True)`` after transformers'
-  ``apply_chat_template`` input steps.
+  ``apply_chat_template`` input steps (checked to be transformers' own: the same text as
+  ``tokenizer.apply_chat_template``, and ranges that give its ``assistant_masks``).  A format
+  whose port does not record spans yet is skipped in (b), with that reason.
 """
 
 from __future__ import annotations
