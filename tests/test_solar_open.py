@@ -309,9 +309,9 @@ def test_tool_names_indexed_once(ids):
     calls = []
     real = solar_open.index_tool_names
 
-    def counting(messages):
+    def counting(messages, *args):
         calls.append(len(messages))
-        return real(messages)
+        return real(messages, *args)
 
     messages: list[Any] = [{"role": "user", "content": "go"}]
     for i in range(150):
