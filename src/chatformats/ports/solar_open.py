@@ -445,7 +445,7 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
     With ``spans``, the turn's generated range opens after its first ``<|begin|>assistant``
     and closes after ``<|calls|>`` or ``<|end|>``."""
     reasoning = message.get("reasoning", MISSING)
-    thinks = shows_reasoning and bool(reasoning)  # L127, L131: message.reasoning (and ...)
+    thinks = shows_reasoning and bool(reasoning)  # L127, L131: `if message.reasoning (and ...)`
     if thinks:  # L128, L132
         if spans:
             spans.open(1)
@@ -471,7 +471,7 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
             if not thinks:
                 spans.open(1)
             spans.source(f"messages[{index}].content", 2)
-        extend(("<|begin|>assistant", "<|content|>", content, _END))
+        extend(("<|begin|>assistant", "<|content|>", content, _END))  # L146
     if spans:
         spans.close()
 
