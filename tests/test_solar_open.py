@@ -309,9 +309,9 @@ def test_tool_names_indexed_once(ids):
     calls = []
     real = solar_open.index_tool_names
 
-    def counting(messages):
+    def counting(messages, *args):
         calls.append(len(messages))
-        return real(messages)
+        return real(messages, *args)
 
     messages: list[Any] = [{"role": "user", "content": "go"}]
     for i in range(150):
@@ -325,6 +325,193 @@ def test_tool_names_indexed_once(ids):
         solar_open.index_tool_names = real
     assert calls == [len(messages)]
 
+
+
+# ---------------------------------------------------------------- spans
+
+# The generated ranges' oracle: a copy of the reference template with ``{% generation %}`` around
+# what the model writes after the generation prompt's ``<|begin|>assistant``, derived from the
+# pinned file by one replacement of the assistant branch (L125-147) and checked to render
+# byte-identically; transformers 5.24's own tracker gives the indices.
+_ASSISTANT_BRANCH = """
+ {#- ======== Assistant Thinking ======== #}
+ {%- if think_render_option == "all" -%}
+ {%- if message.reasoning -%}
+ {{- "<|begin|>assistant<|think|>" + message.reasoning + "<|end|>" }}
+ {%- endif -%}
+ {%- elif think_render_option == "lastthink" -%}
+ {%- if message.reasoning and loop.index0 > last_user_idx.value -%}
+ {{- "<|begin|>assistant<|think|>" + message.reasoning + "<|end|>" }}
+ {%- endif -%}
+ {%- endif -%}
+
+ {#- ======== Assistant Messages ======== #}
+ {%- if message.tool_calls -%}
+ {{- "<|begin|>assistant<|tool_calls|>" }}
+ {%- for tool_call in message.tool_calls -%}
+ {{- "<|tool_call:begin|>" + tool_call.id +"<|tool_call:name|>" + tool_call.function.name + "<|tool_call:args|>" }}
+ {{- render_tool_arguments(tool_call.function.arguments) }}
+ {{- "<|tool_call:end|>" }}
+ {%- endfor -%}
+ {{- "<|calls|>" }}
+ {%- else -%}
+ {{- "<|begin|>assistant<|content|>" + message.content + "<|end|>" }}
+ {%- endif -%}
+"""
+_TAGGED_BRANCH = """
+ {%- set shown = (think_render_option == "all" and message.reasoning) or (think_render_option == "lastthink" and message.reasoning and loop.index0 > last_user_idx.value) -%}
+ {{- "<|begin|>assistant" }}
+ {%- generation -%}
+ {%- if shown -%}
+ {{- "<|think|>" + message.reasoning + "<|end|>" + "<|begin|>assistant" }}
+ {%- endif -%}
+ {%- if message.tool_calls -%}
+ {{- "<|tool_calls|>" }}
+ {%- for tool_call in message.tool_calls -%}
+ {{- "<|tool_call:begin|>" + tool_call.id +"<|tool_call:name|>" + tool_call.function.name + "<|tool_call:args|>" }}
+ {{- render_tool_arguments(tool_call.function.arguments) }}
+ {{- "<|tool_call:end|>" }}
+ {%- endfor -%}
+ {{- "<|calls|>" }}
+ {%- else -%}
+ {{- "<|content|>" + message.content + "<|end|>" }}
+ {%- endif -%}
+ {%- endgeneration -%}
+"""
+
+
+def _generation_indices(messages: Any, variables: dict[str, Any]) -> tuple[str, list[tuple[int, int]]]:
+    from .oracle import FIXED_NOW, clock, compile_source, source
+
+    reference = source(NAME)
+    assert reference.count(_ASSISTANT_BRANCH) == 1
+    tagged = compile_source(reference.replace(_ASSISTANT_BRANCH, _TAGGED_BRANCH))
+    blocks: list[str] = []
+    indices: list[tuple[int, int]] = []
+    with clock(FIXED_NOW), tagged.environment.activate_tracker(blocks, indices):
+        blocks.extend(tagged.generate(messages=messages, **variables))
+    return "".join(blocks), indices
+
+
+def _expected_spans(text: str, sources: list[str], messages: Any,
+                    variables: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """The ``(source, text)`` list for a render ``text`` whose input-derived pieces are the
+    values at ``sources``, in order: each value as the template prints it (``tools[i].function``
+    and a dict's ``function.arguments`` as JSON, anything else with ``str()``), found in ``text``
+    from where the previous one ended; the text between them is the template's."""
+    expected: list[tuple[str | None, str]] = []
+    position = 0
+    for path in sources:
+        value: Any = {"messages": messages, **variables}
+        for key in path.replace("[", ".").replace("]", "").split("."):
+            value = value[int(key)] if key.isdigit() else value[key]
+        as_json = path.startswith("tools[") or (path.endswith(".arguments") and type(value) is dict)
+        printed = json.dumps(value, ensure_ascii=False) if as_json else str(value)
+        found = text.index(printed, position)
+        if found > position:
+            expected.append((None, text[position:found]))
+        expected.append((path, printed))
+        position = found + len(printed)
+    if position < len(text):
+        expected.append((None, text[position:]))
+    return expected
+
+
+_TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+_CALLS = [
+    {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Seoul"}}},
+    {"id": "c2", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "x"}'}},
+]
+
+#: One conversation per branch of the template: (messages, variables, the sourced pieces in
+#: order, the number of assistant turns).
+SPAN_CASES: dict[str, tuple[list[Any], dict[str, Any], list[str], int]] = {
+    "system block": (
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+         {"role": "system", "content": ["late"]}],
+        {"tools": _TOOLS, "response_format": {"type": "json_object"}, "add_generation_prompt": False},
+        ["messages[0].content", "messages[2].content", "tools[0].function", "response_format",
+         "messages[1].content"],
+        0,
+    ),
+    "reasoning shown after the last user message, dropped before it": (
+        [{"role": "user", "content": "Q1"},
+         {"role": "assistant", "reasoning": "old thought", "content": "A1"},
+         {"role": "user", "content": "Q2"},
+         {"role": "assistant", "reasoning": "new thought", "content": "A2"}],
+        {"default_system_prompt": False},
+        ["messages[0].content", "messages[1].content", "messages[2].content",
+         "messages[3].reasoning", "messages[3].content"],
+        2,
+    ),
+    "tool calls, tool responses, a name from two calls": (
+        [{"role": "user", "content": "Weather?"},
+         {"role": "assistant", "reasoning": "Use tools.", "content": "dropped", "tool_calls": _CALLS},
+         {"role": "tool", "tool_call_id": "c1", "content": "21 C"},
+         {"role": "tool", "tool_call_id": "c2", "content": {"hits": 0}},
+         {"role": "assistant", "tool_calls": [_CALLS[0]]},
+         {"role": "tool", "tool_call_id": "c1", "content": "22 C"},
+         {"role": "tool", "tool_call_id": "none", "content": "?"},
+         {"role": "assistant", "content": "Sunny."}],
+        {"default_system_prompt": False, "think_render_option": "all", "reasoning_effort": "low"},
+        ["messages[0].content", "messages[1].reasoning",
+         "messages[1].tool_calls[0].id", "messages[1].tool_calls[0].function.name",
+         "messages[1].tool_calls[0].function.arguments",
+         "messages[1].tool_calls[1].id", "messages[1].tool_calls[1].function.name",
+         "messages[1].tool_calls[1].function.arguments",
+         "messages[2].tool_call_id", "messages[1].tool_calls[0].function.name",
+         "messages[4].tool_calls[0].function.name", "messages[2].content",
+         "messages[3].tool_call_id", "messages[1].tool_calls[1].function.name", "messages[3].content",
+         "messages[4].tool_calls[0].id", "messages[4].tool_calls[0].function.name",
+         "messages[4].tool_calls[0].function.arguments",
+         "messages[5].tool_call_id", "messages[1].tool_calls[0].function.name",
+         "messages[4].tool_calls[0].function.name", "messages[5].content",
+         "messages[6].tool_call_id", "messages[6].content", "messages[7].content"],
+        3,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SPAN_CASES))
+def test_spans_by_branch(case):
+    """Each branch's spans, exactly: the input-derived pieces in order with their paths (the
+    rest is template text, as the oracle renders it), and the assistant ranges transformers
+    finds for ``{% generation %}`` in the tagged copy of the template."""
+    import chatformats
+
+    from .oracle import FIXED_NOW, render
+
+    messages, variables, sources, turns = SPAN_CASES[case]
+    text = render(NAME, messages, record_coverage=False, **variables).text
+    assert text is not None
+    rendering = chatformats.render_spans(NAME, messages, now=FIXED_NOW, **variables)
+    assert rendering.text == text
+    got = [(span.source, text[span.start:span.end]) for span in rendering.spans]
+    assert got == _expected_spans(text, sources, messages, variables)
+    tagged_text, indices = _generation_indices(messages, variables)
+    assert tagged_text == text
+    assert len(indices) == turns
+    assert list(rendering.assistant_spans) == indices
+
+
+@settings(max_examples=150)
+@given(messages=st.one_of(solar_conversation(), tool_trace()), variables=solar_variables)
+def test_assistant_spans_match_generation_tags(messages, variables):
+    """On any conversation the tagged copy renders, its generation indices are the port's
+    assistant ranges."""
+    import chatformats
+
+    from .oracle import FIXED_NOW
+
+    try:
+        tagged_text, indices = _generation_indices(messages, variables)
+    except Exception:  # noqa: BLE001 — the template fails: so does the port (parity says how)
+        with pytest.raises(chatformats.ChatFormatError):
+            chatformats.render_spans(NAME, messages, now=FIXED_NOW, **variables)
+        return
+    rendering = chatformats.render_spans(NAME, messages, now=FIXED_NOW, **variables)
+    assert rendering.text == tagged_text
+    assert list(rendering.assistant_spans) == indices
 
 def test_template_lines_exercised():
     assert_template_lines_exercised(NAME)

@@ -1,12 +1,13 @@
 """Port of ``reference_templates/solar_open.jinja`` (Upstage Solar Open 100B).
 
-Laid out like the template: its defaults (L2-5), the pre-pass (L8-16 and L87-92, as
-:class:`Namespaces`), its macros as private functions with the macros' names
-(``_render_system_message``, ``_render_tool_instruction``,
+Laid out like the template: its defaults (L2-5), the pre-pass (L8-16 and L87-92: :func:`scan`,
+which returns the template's namespaces as a :class:`Namespace`), its macros as private
+functions with the macros' names (``_render_system_message``, ``_render_tool_instruction``,
 ``_render_json_response_format_instruction``, ``_get_tool_name``, ``_render_tool_arguments``;
-L19-84), the
-system block (L94-104), the message loop in the template's if/elif order (L107-149) and the
-generation prompt (L151-156).  ``Lnn`` comments cite template lines.
+L19-84), the system block (L94-104), the message loop in the template's if/elif order
+(L107-149; the tool and assistant branches as :func:`_render_tool_response` and
+:func:`_render_assistant`) and the generation prompt (L151-156).  ``Lnn`` comments cite template
+lines.
 
 ``sys_ns.is_first_block`` (L8), the one piece of state the macros mutate, is threaded through
 them explicitly: each system-block macro takes it and returns its new value.
@@ -14,14 +15,24 @@ them explicitly: each system-block macro takes it and returns its new value.
 The template's ``get_tool_name`` macro (L66-76) scans every message for every tool response,
 which makes Jinja quadratic in trace length; :func:`index_tool_names` builds the same answers
 in one pass (see :class:`ToolNameIndex` for why a ``str``-keyed dict is exact).
+
+Spans (``chatformats._spans``): every piece that comes from an input is sourced — a system
+message's, user message's, tool response's or assistant message's ``content``, an assistant's
+``reasoning``, a call's ``id``, ``function.name`` and ``function.arguments``, a tool response's
+``tool_call_id`` and the name(s) ``get_tool_name`` finds for it (each matching call's
+``function.name``), each ``tools[i].function`` (its JSON) and ``response_format``.  An
+assistant turn's generated range starts after its first ``<|begin|>assistant`` (the generation
+prompt's last piece) and ends after the turn's closing token: ``<|end|>`` after content,
+``<|calls|>`` after tool calls.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .._jinja import MISSING, attr, concat_error, iterate, namespace, need_str, strftime_now, to_str, tojson
+from .._spans import Recorder
 from ..errors import ChatFormatError, TemplateTypeError, UndefinedValueError
 
 Emit = Callable[[str], None]
@@ -66,14 +77,19 @@ _SCHEMA_TAIL = (
     "\n[End of schema]\nPlease ensure your answers adhere to this format and do not contain any "
     "unnecessary text."
 )
-_THINK_HEAD = "<|begin|>assistant<|think|>"  # L128, L132
 _END = "<|end|>"
+
+
+Extend = Callable[[Sequence[str]], None]
+
+#: ``(name, path)``: a ``get_tool_name`` match as rendered (L71) and the path it came from.
+NamePiece = Tuple[str, str]
 
 
 # ---------------------------------------------------------------- pre-pass
 
 
-class Namespaces:
+class Namespace:
     """The template's namespaces once its pre-passes have run.
 
     - ``last_user_idx``: ``last_user_idx.value`` (L11-16), the index of the last message whose
@@ -92,7 +108,7 @@ class Namespaces:
         self.system_messages = system_messages
 
 
-def scan(messages: Sequence[Any]) -> Namespaces:
+def scan(messages: Sequence[Any]) -> Namespace:
     """L11-16 and L87-92.  The template runs two loops; neither can fail nor emit, so one pass
     computes both.  A message that is not a dict has an undefined role (``attr``)."""
     last_user_idx = -1
@@ -105,7 +121,16 @@ def scan(messages: Sequence[Any]) -> Namespaces:
             last_user_idx = index
         elif role == "system":  # L89-90
             system_messages.append(message.get("content", MISSING))
-    return Namespaces(last_user_idx=last_user_idx, system_messages=system_messages)
+    return Namespace(last_user_idx=last_user_idx, system_messages=system_messages)
+
+
+def _system_message_paths(messages: Sequence[Any]) -> List[str]:
+    """For spans: the path of each entry of ``ns.system_messages`` (L87-92), in order."""
+    return [
+        f"messages[{index}].content"
+        for index, message in enumerate(messages)
+        if type(message) is dict and message.get("role", MISSING) == "system"
+    ]
 
 
 class ToolNameIndex:
@@ -120,29 +145,36 @@ class ToolNameIndex:
 
     - ``names``: for each ``str`` id, every matching call's ``function.name`` rendered with
       ``{{ }}`` and concatenated in message order (L71);
+    - ``pieces`` (built for spans only, else empty): for each ``str`` id, the same matches as
+      ``(rendered name, path of that function.name)``, in message order;
     - ``errors``: the first failure a lookup of that id meets at a match (L71: the call has no
       ``function``, so ``.name`` of undefined fails; or the name cannot be rendered);
     - ``failure``: the failure every lookup meets (L69: an assistant message's truthy
       ``tool_calls`` that cannot be iterated); the pass stops there, as every scan would.
     """
 
-    __slots__ = ("names", "errors", "failure")
+    __slots__ = ("names", "pieces", "errors", "failure")
 
     names: Dict[str, str]
+    pieces: Dict[str, List[NamePiece]]
     errors: Dict[str, ChatFormatError]
     failure: Optional[ChatFormatError]
 
     def __init__(
-        self, names: Dict[str, str], errors: Dict[str, ChatFormatError], failure: Optional[ChatFormatError],
+        self, names: Dict[str, str], pieces: Dict[str, List[NamePiece]],
+        errors: Dict[str, ChatFormatError], failure: Optional[ChatFormatError],
     ) -> None:
         self.names = names
+        self.pieces = pieces
         self.errors = errors
         self.failure = failure
 
 
-def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
-    """L66-76 for all ids at once, in one pass over ``messages``."""
+def index_tool_names(messages: Sequence[Any], with_paths: bool = False) -> ToolNameIndex:
+    """L66-76 for all ids at once, in one pass over ``messages`` (``with_paths``: also each
+    match's path, for spans)."""
     names: Dict[str, str] = {}
+    pieces: Dict[str, List[NamePiece]] = {}
     repeated: Dict[str, List[str]] = {}
     errors: Dict[str, ChatFormatError] = {}
     failure: Optional[ChatFormatError] = None
@@ -178,6 +210,9 @@ def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
                     except ChatFormatError as exc:
                         errors[call_id] = exc
                         continue
+                if with_paths:
+                    pieces.setdefault(call_id, []).append(
+                        (name, f"messages[{index}].tool_calls[{call_index}].function.name"))
                 first = names.get(call_id)
                 if first is None:
                     names[call_id] = name
@@ -189,7 +224,7 @@ def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
                         found.append(name)
     for call_id, found in repeated.items():
         names[call_id] = "".join(found)
-    return ToolNameIndex(names=names, errors=errors, failure=failure)
+    return ToolNameIndex(names=names, pieces=pieces, errors=errors, failure=failure)
 
 
 # ---------------------------------------------------------------- the macros
@@ -197,9 +232,10 @@ def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
 
 def _render_system_message(
     emit: Emit, user_system_messages: List[Any], default_system_prompt: Any, now: datetime,
-    is_first_block: bool,
+    is_first_block: bool, paths: Optional[List[str]] = None, spans: Optional[Recorder] = None,
 ) -> bool:
-    """L19-34; returns ``sys_ns.is_first_block``."""
+    """L19-34; returns ``sys_ns.is_first_block``.  ``paths``: with ``spans``, the path of each
+    of ``user_system_messages``."""
     if default_system_prompt:  # L20
         if not is_first_block:  # L21
             emit("\n\n")
@@ -210,13 +246,16 @@ def _render_system_message(
             emit("\n\n")
         is_first_block = False  # L27
         emit("## System Prompt")  # L28
-        for system_message in user_system_messages:  # L29-32
+        for position, system_message in enumerate(user_system_messages):  # L29-32
             emit("\n\n")
+            if spans and paths:
+                spans.source(paths[position])
             emit(to_str(system_message))
     return is_first_block
 
 
-def _render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool) -> bool:
+def _render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool,
+                             spans: Optional[Recorder] = None) -> bool:
     """L36-55; returns ``sys_ns.is_first_block``."""
     if not is_first_block:  # L37
         emit("\n\n")
@@ -224,6 +263,8 @@ def _render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool) -> bo
     emit(_TOOLS_HEAD)  # L39-42
     for index, tool in enumerate(iterate(tools, "tools")):  # L43-47
         emit("<|tool:begin|>")
+        if spans:
+            spans.source(f"tools[{index}].function")
         emit(tojson(_tool_function(tool, index)))
         emit("<|tool:end|>")
     emit(_TOOLS_TAIL)  # L48-54
@@ -242,7 +283,7 @@ def _tool_function(tool: Any, index: int) -> Any:
 
 
 def _render_json_response_format_instruction(
-    emit: Emit, response_format: Any, is_first_block: bool
+    emit: Emit, response_format: Any, is_first_block: bool, spans: Optional[Recorder] = None,
 ) -> bool:
     """L57-64; returns ``sys_ns.is_first_block``.  ``{{ response_format }}``: a dict shows as
     its Python repr."""
@@ -250,19 +291,28 @@ def _render_json_response_format_instruction(
         emit("\n\n")
     is_first_block = False  # L59
     emit(_SCHEMA_HEAD)  # L60-61
+    if spans:
+        spans.source("response_format")
     emit(to_str(response_format))  # L62
     emit(_SCHEMA_TAIL)  # L63
     return is_first_block
 
 
-def _get_tool_name(index: ToolNameIndex, tool_call_id: str) -> str:
-    """L66-76, answered from the index built once (see :class:`ToolNameIndex`)."""
+def _get_tool_name(emit: Emit, index: ToolNameIndex, tool_call_id: str,
+                   spans: Optional[Recorder] = None) -> None:
+    """L66-76, answered from the index built once (see :class:`ToolNameIndex`); with ``spans``,
+    each match's name is its own piece, sourced by its path."""
     error = index.errors.get(tool_call_id)
     if error is not None:
         raise error
     if index.failure is not None:
         raise index.failure
-    return index.names.get(tool_call_id, "")
+    if spans:
+        for name, path in index.pieces.get(tool_call_id, ()):
+            spans.source(path)
+            emit(name)
+    else:
+        emit(index.names.get(tool_call_id, ""))
 
 
 def _render_tool_arguments(tool_arguments: Any) -> str:
@@ -275,7 +325,8 @@ def _render_tool_arguments(tool_arguments: Any) -> str:
 # ---------------------------------------------------------------- the template
 
 
-def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Optional[Recorder] = None) -> str:
     # L2-5: the template's own defaults (a value passed as None is defined, so kept).
     add_generation_prompt = variables.get("add_generation_prompt", MISSING)
     if add_generation_prompt is MISSING:
@@ -295,22 +346,23 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     namespace(variables)  # L8: the call itself (a caller's `namespace` variable shadows it)
     ns = scan(messages)  # L8-16, L87-92
 
-    out: List[str] = []
+    out: List[str] = spans.pieces if spans else []
     emit = out.append
-    emit_all = out.extend  # several pieces in one call; a long content is still copied once
+    extend = out.extend
 
     # L94-104: the system block.
     if ns.system_messages or default_system_prompt or tools or response_format:  # L94
         emit("<|begin|>system<|content|>")  # L95
         is_first_block = True  # L8: sys_ns = namespace(is_first_block=true)
         is_first_block = _render_system_message(  # L96
-            emit, ns.system_messages, default_system_prompt, now, is_first_block
+            emit, ns.system_messages, default_system_prompt, now, is_first_block,
+            _system_message_paths(messages) if spans else None, spans,
         )
         if tools:  # L97-99
-            is_first_block = _render_tool_instruction(emit, tools, is_first_block)
+            is_first_block = _render_tool_instruction(emit, tools, is_first_block, spans)
         if response_format:  # L100-102
             is_first_block = _render_json_response_format_instruction(
-                emit, response_format, is_first_block
+                emit, response_format, is_first_block, spans
             )
         emit(_END)  # L103
 
@@ -323,62 +375,29 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     for index, message in enumerate(messages):
         if type(message) is not dict:
             continue  # its role is undefined: no branch matches (roles other than these too)
-        get = message.get
-        role = get("role", MISSING)
+        role = message.get("role", MISSING)
         if role == "user":  # L108-109
-            content = get("content", MISSING)
+            content = message.get("content", MISSING)
             if type(content) is not str:
                 raise concat_error(content, f"messages[{index}].content")
-            emit_all(("<|begin|>user<|content|>", content, _END))  # pieces, not +
-        elif role == "tool":  # L110
-            # L111-112 (``attr`` of a message that is not a dict is undefined: not "tool")
-            prev = messages[index - 1] if index > 0 else None
-            prev_is_tool = index > 0 and type(prev) is dict and prev.get("role", MISSING) == "tool"
-            after = messages[index + 1] if index < last_index else None
-            next_is_tool = (
-                index < last_index and type(after) is dict and after.get("role", MISSING) == "tool"
-            )
-            if not prev_is_tool:  # L113-115
-                emit("<|begin|>tool<|tool_response|>")
-            tool_call_id = get("tool_call_id", MISSING)
-            if type(tool_call_id) is not str:  # L116
-                raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
-            if tool_names is None:  # built once, at the first lookup
-                tool_names = index_tool_names(messages)
-            emit_all((
-                "<|tool_response:begin|>", tool_call_id, "<|tool_response:name|>",  # L116
-                _get_tool_name(tool_names, tool_call_id),  # L117
-                "<|tool_response:result|>",  # L118
-                to_str(get("content", MISSING)),  # L119
-                "<|tool_response:end|>",  # L120
-            ))
-            if not next_is_tool:  # L121-123
-                emit(_END)
-        elif role == "assistant":  # L124
-            # L126-134: the thinking block.
-            if think_all:  # L126
-                reasoning = get("reasoning", MISSING)
-                if reasoning:  # L127-128
-                    emit_all((_THINK_HEAD, need_str(reasoning, f"messages[{index}].reasoning"), _END))
-            elif think_last:  # L130
-                reasoning = get("reasoning", MISSING)
-                if reasoning and index > last_user_idx:  # L131-132
-                    emit_all((_THINK_HEAD, need_str(reasoning, f"messages[{index}].reasoning"), _END))
-            # L137-147
-            tool_calls = get("tool_calls", MISSING)
-            if tool_calls:  # L137
-                emit("<|begin|>assistant<|tool_calls|>")  # L138
-                calls = tool_calls  # L139
-                if type(calls) is not list and type(calls) is not tuple:
-                    calls = iterate(tool_calls, f"messages[{index}].tool_calls")
-                for call_index, tool_call in enumerate(calls):
-                    _render_tool_call(emit, tool_call, index, call_index)  # L140-142
-                emit("<|calls|>")  # L144 (no <|end|>)
+            if spans:
+                spans.source(f"messages[{index}].content", 1)
+            extend(("<|begin|>user<|content|>", content, _END))
+        elif role == "tool":  # L110-123
+            if tool_names is None:  # built once, at the first tool message
+                tool_names = index_tool_names(messages, spans is not None)
+            _render_tool_response(emit, extend, messages, message, index, last_index, tool_names,
+                                  spans)
+        elif role == "assistant":  # L124-147
+            # L126-134: the reasoning is shown for every assistant message ("all"), for those
+            # after the last user message ("lastthink", the default), or for none.
+            if think_all:
+                shows_reasoning = True
+            elif think_last:
+                shows_reasoning = index > last_user_idx
             else:
-                content = get("content", MISSING)
-                if type(content) is not str:  # L146
-                    raise concat_error(content, f"messages[{index}].content")
-                emit_all(("<|begin|>assistant<|content|>", content, _END))
+                shows_reasoning = False
+            _render_assistant(emit, extend, message, index, shows_reasoning, spans)
 
     # L151-156: the generation prompt.
     if add_generation_prompt:
@@ -388,7 +407,77 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     return "".join(out)
 
 
-def _render_tool_call(emit: Emit, tool_call: Any, index: int, call_index: int) -> None:
+def _render_tool_response(
+    emit: Emit, extend: Extend, messages: Sequence[Any], message: Dict[str, Any], index: int,
+    last_index: int, tool_names: ToolNameIndex, spans: Optional[Recorder],
+) -> None:
+    """L110-123: a tool response; consecutive ones share one ``<|begin|>tool`` block."""
+    # L111-112 (``attr`` of a message that is not a dict is undefined: not "tool")
+    prev = messages[index - 1] if index > 0 else None
+    prev_is_tool = index > 0 and type(prev) is dict and prev.get("role", MISSING) == "tool"
+    after = messages[index + 1] if index < last_index else None
+    next_is_tool = index < last_index and type(after) is dict and after.get("role", MISSING) == "tool"
+    if not prev_is_tool:  # L113-115
+        emit("<|begin|>tool<|tool_response|>")
+    tool_call_id = message.get("tool_call_id", MISSING)
+    if type(tool_call_id) is not str:  # L116
+        raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
+    if spans:
+        spans.source(f"messages[{index}].tool_call_id", 1)
+    extend(("<|tool_response:begin|>", tool_call_id, "<|tool_response:name|>"))  # L116
+    _get_tool_name(emit, tool_names, tool_call_id, spans)  # L117
+    if spans:
+        spans.source(f"messages[{index}].content", 1)
+    extend((
+        "<|tool_response:result|>",  # L118
+        to_str(message.get("content", MISSING)),  # L119
+        "<|tool_response:end|>",  # L120
+    ))
+    if not next_is_tool:  # L121-123
+        emit(_END)
+
+
+def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index: int,
+                      shows_reasoning: bool, spans: Optional[Recorder]) -> None:
+    """L124-147: the reasoning block (when ``shows_reasoning`` and ``message.reasoning`` is
+    truthy), then the tool calls or the content.
+
+    With ``spans``, the turn's generated range opens after its first ``<|begin|>assistant``
+    and closes after ``<|calls|>`` or ``<|end|>``."""
+    reasoning = message.get("reasoning", MISSING)
+    thinks = shows_reasoning and bool(reasoning)  # L127, L131: `if message.reasoning (and ...)`
+    if thinks:  # L128, L132
+        if spans:
+            spans.open(1)
+            spans.source(f"messages[{index}].reasoning", 2)
+        extend(("<|begin|>assistant", "<|think|>", need_str(reasoning, f"messages[{index}].reasoning"),
+                _END))
+    tool_calls = message.get("tool_calls", MISSING)
+    if tool_calls:  # L137
+        if spans and not thinks:
+            spans.open(1)
+        extend(("<|begin|>assistant", "<|tool_calls|>"))  # L138
+        calls = tool_calls  # L139
+        if type(calls) is not list and type(calls) is not tuple:
+            calls = iterate(tool_calls, f"messages[{index}].tool_calls")
+        for call_index, tool_call in enumerate(calls):
+            _render_tool_call(extend, tool_call, index, call_index, spans)  # L140-142
+        emit("<|calls|>")  # L144 (no <|end|>)
+    else:
+        content = message.get("content", MISSING)
+        if type(content) is not str:  # L146
+            raise concat_error(content, f"messages[{index}].content")
+        if spans:
+            if not thinks:
+                spans.open(1)
+            spans.source(f"messages[{index}].content", 2)
+        extend(("<|begin|>assistant", "<|content|>", content, _END))  # L146
+    if spans:
+        spans.close()
+
+
+def _render_tool_call(extend: Extend, tool_call: Any, index: int, call_index: int,
+                      spans: Optional[Recorder]) -> None:
     """L140-142: one tool call; its ``id`` and ``function.name`` are concatenated (so must be
     strings), its ``function.arguments`` go through ``render_tool_arguments``."""
     if type(tool_call) is dict:
@@ -409,6 +498,13 @@ def _render_tool_call(emit: Emit, tool_call: Any, index: int, call_index: int) -
         name = arguments = MISSING  # an attribute of any other value is undefined
     if type(name) is not str:  # L140: + tool_call.function.name
         raise concat_error(name, f"messages[{index}].tool_calls[{call_index}].function.name")
-    emit("<|tool_call:begin|>" + call_id + "<|tool_call:name|>" + name + "<|tool_call:args|>")
-    emit(_render_tool_arguments(arguments))  # L141
-    emit("<|tool_call:end|>")  # L142
+    if spans:
+        path = f"messages[{index}].tool_calls[{call_index}]"
+        spans.source(path + ".id", 1)
+        spans.source(path + ".function.name", 3)
+        spans.source(path + ".function.arguments", 5)
+    extend((
+        "<|tool_call:begin|>", call_id, "<|tool_call:name|>", name, "<|tool_call:args|>",  # L140
+        _render_tool_arguments(arguments),  # L141
+        "<|tool_call:end|>",  # L142
+    ))
