@@ -25,9 +25,9 @@ the first input among them and ``input_offset`` where the occurrence enters that
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from ._spans import Rendering
+from ._spans import Rendering, Span
 
 __all__ = ["Finding", "find", "resolve", "template_layer", "pipeline_layer"]
 
@@ -203,10 +203,10 @@ def find(rendering: Rendering, roots: Mapping[str, Any], control_strings: tuple[
     layer means it), so it counts as template text; any other value of such a variable is
     input like any other."""
     text = rendering.text
-    spans = rendering.spans
+    spans: Sequence[Span] = rendering.spans
     if special_tokens:
         spans = tuple(
-            span._replace(source=None)
+            Span(span.start, span.end, None)
             if span.source is not None and span.source in special_tokens
             and text[span.start:span.end] == special_tokens[span.source] else span
             for span in spans)
@@ -229,7 +229,7 @@ def find(rendering: Rendering, roots: Mapping[str, Any], control_strings: tuple[
             if any(span.source is not None for span in covered):
                 index = next(i for i in range(first, last + 1) if spans[i].source is not None)
                 span = spans[index]
-                path: str = span.source  # type: ignore[assignment]  # not None: chosen so
+                path = str(span.source)  # not None: chosen so
                 entry = max(at, span.start)
                 base, form = where[index]
                 found.append(Finding(token, at, path, base + entry - span.start, form,

@@ -314,6 +314,9 @@ _FORMATS: dict[str, ChatFormat] = {
                        "tools", "tools_in_user_message"),
             content_format="openai",
             calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
+            control_strings=_LLAMA3_2_VISION_CONTROL,
+            control_provenance="tokenizer: the 257 special tokens of Llama 3.2 Vision Instruct "
+                               "(128000-128256, <|image|> last)",
         ),
         ChatFormat(
             name="llama-3.2-vision-variant",

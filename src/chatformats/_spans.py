@@ -22,6 +22,7 @@ one ``if spans:`` per sourced piece.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from itertools import accumulate, compress
 from operator import eq, lt, ne
@@ -92,7 +93,7 @@ class Recorder:
         self.turns[-1][1] = len(self.pieces) + ahead
 
 
-class Spans:
+class Spans(Sequence[Span]):
     """The spans of a :class:`Rendering`: a read-only sequence of :class:`Span`, tiling its text.
 
     Kept as three columns (starts, ends, sources) and made into :class:`Span` records as they are
