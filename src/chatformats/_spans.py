@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple, Sequence
 
-__all__ = ["Span", "Recorder", "Rendering", "build"]
+__all__ = ["Span", "Recorder", "Rendering", "build", "check_records"]
 
 
 class Span(NamedTuple):
@@ -119,6 +119,37 @@ class Rendering:
         return (f"Rendering(text={self._text[:40]!r}{'...' if len(self._text) > 40 else ''}, "
                 f"{len(self._spans)} spans, assistant_spans={self._assistant_spans!r})")
 
+    def assistant_mask(self, offsets: Iterable[Sequence[int]]) -> list[int]:
+        """A 0/1 per token: 1 for a token the model generates, from the tokenizer's character
+        ``offsets`` of ``text`` (one ``(start, end)`` per token, as ``tokenizers.Encoding.offsets``
+        or a fast tokenizer's ``return_offsets_mapping`` give them).
+
+        The rule is transformers 5.24's ``assistant_masks`` (``apply_chat_template`` with
+        ``return_assistant_tokens_mask=True``), applied to :attr:`assistant_spans`: one pass over
+        the tokens in order, with a cursor on the ranges that only moves forward; a token is
+        first skipped past every range that ends at or before its start, and marked 1 when a
+        range remains and the token ends after that range's start ("every token overlapping a
+        range", so a range cut by truncation keeps its remaining tokens).  Once no range is left
+        every later token is 0.  Consequences of that rule, kept as they are: a special token a
+        tokenizer adds with offsets ``(0, 0)`` is 0; tokens sharing one character (the bytes of
+        one emoji) are marked alike; offsets out of order are read in the order given."""
+        spans = self._assistant_spans
+        count = len(spans)
+        mask: list[int] = []
+        mark = mask.append
+        index = 0
+        for pair in offsets:
+            try:
+                start, end = pair
+                while index < count and start >= spans[index][1]:
+                    index += 1
+                mark(1 if index < count and end > spans[index][0] else 0)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"offsets must be (start, end) pairs of integers, one per token, not {pair!r}"
+                ) from None
+        return mask
+
     def cut(self, end: int) -> Rendering:
         """This rendering up to character ``end`` (what ``continue_final_message`` keeps)."""
         spans = []
@@ -156,3 +187,14 @@ def build(text: str, recorder: Recorder) -> Rendering:
         spans.append(Span(run_start, len(text), current))
     turns = tuple((starts[first], starts[end]) for first, end in recorder.turns)
     return Rendering(text, tuple(spans), turns)
+
+
+def check_records(name: str, port: Any) -> None:
+    """Raise :class:`~chatformats.ChatFormatError` unless format ``name``'s ``port`` records
+    spans (takes a ``spans`` parameter): a format whose port does not yet cannot give a
+    :class:`Rendering`."""
+    code = getattr(port, "__code__", None)
+    if code is None or "spans" not in code.co_varnames[:code.co_argcount]:
+        from .errors import ChatFormatError
+
+        raise ChatFormatError(f"{name}: spans are not recorded for this format yet")
