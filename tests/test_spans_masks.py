@@ -29,6 +29,7 @@ from chatformats import ChatFormatError
 
 from . import strategies as s
 from .oracle import FIXED_NOW
+from .test_spans import RECORDED
 
 FORMATS = chatformats.formats()
 
@@ -55,15 +56,6 @@ TRAINING_CHATS = [
      {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 21}'},
      {"role": "assistant", "content": "21 °C.", "reasoning_content": "The tool said 21."}],
 ]
-
-
-def records_spans(name: str) -> bool:
-    try:
-        chatformats.render_spans(name, [{"role": "user", "content": "x"}], now=FIXED_NOW)
-    except ChatFormatError as exc:
-        if str(exc) == f"{name}: spans are not recorded for this format yet":
-            return False
-    return True
 
 
 @lru_cache(maxsize=None)
@@ -150,14 +142,12 @@ def _check(rendering: chatformats.Rendering, kind: str, add_special_tokens: bool
     return expected
 
 
-@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("name", RECORDED)
 @settings(max_examples=40, suppress_health_check=list(HealthCheck))
 @given(chat=s.realistic_conversation(), kind=st.sampled_from(["bpe", "word"]),
        add_special_tokens=st.booleans(), side=st.sampled_from(["right", "left"]),
        max_length=st.one_of(st.none(), st.integers(1, 60)), data=st.data())
 def test_mask_is_transformers_mask(name, chat, kind, add_special_tokens, side, max_length, data):
-    if not records_spans(name):
-        pytest.skip(f"{name}: spans are not recorded for this format yet")
     try:
         rendering = chatformats.apply_chat_template_spans(
             name, chat, add_generation_prompt=data.draw(st.booleans()), now=FIXED_NOW)
@@ -166,12 +156,10 @@ def test_mask_is_transformers_mask(name, chat, kind, add_special_tokens, side, m
     _check(rendering, kind, add_special_tokens, side, max_length)
 
 
-@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("name", RECORDED)
 def test_mask_marks_each_assistant_turn(name):
     """Not all zeros, not all ones: each assistant turn of a plain chat has marked tokens and
     the prompt around them has unmarked ones."""
-    if not records_spans(name):
-        pytest.skip(f"{name}: spans are not recorded for this format yet")
     rendering = chatformats.apply_chat_template_spans(name, TRAINING_CHATS[0], now=FIXED_NOW)
     assert len(rendering.assistant_spans) == 1
     for kind in ("bpe", "word"):
