@@ -82,6 +82,10 @@ class Rendering:
 
     __slots__ = ("_text", "_spans", "_assistant_spans")
 
+    _text: str
+    _spans: tuple[Span, ...]
+    _assistant_spans: tuple[tuple[int, int], ...]
+
     def __init__(self, text: str, spans: tuple[Span, ...],
                  assistant_spans: tuple[tuple[int, int], ...]) -> None:
         object.__setattr__(self, "_text", text)
@@ -96,15 +100,15 @@ class Rendering:
 
     @property
     def text(self) -> str:
-        return self._text  # type: ignore[no-any-return]
+        return self._text
 
     @property
     def spans(self) -> tuple[Span, ...]:
-        return self._spans  # type: ignore[no-any-return]
+        return self._spans
 
     @property
     def assistant_spans(self) -> tuple[tuple[int, int], ...]:
-        return self._assistant_spans  # type: ignore[no-any-return]
+        return self._assistant_spans
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rendering):

@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from datetime import datetime
 from types import FunctionType, MethodType
-from typing import TYPE_CHECKING, Any, List, Mapping as _Mapping, Sequence, Union, overload
+from typing import TYPE_CHECKING, Any, List, Mapping as _Mapping, Sequence, Union, cast, overload
 
 from . import _core
 from ._core import NESTING_LIMIT
@@ -451,8 +451,8 @@ def apply_chat_template(
     an :class:`~chatformats.UnknownVariableError`.  A single conversation gives a ``str``, a
     batch (a list of conversations) a ``list[str]``.
     """
-    return _apply(name, messages, tools, documents, add_generation_prompt, continue_final_message,
-                  now, strict, kwargs, False)
+    return cast(Prompt, _apply(name, messages, tools, documents, add_generation_prompt,
+                               continue_final_message, now, strict, kwargs, False))
 
 
 @overload
@@ -504,8 +504,9 @@ def apply_chat_template_spans(
     message's ``reasoning`` or ``thinking``; a ``None``-valued key is gone.  With
     ``continue_final_message`` the rendering is cut where the text is (:meth:`Rendering.cut`).
     """
-    return _apply(name, messages, tools, documents, add_generation_prompt, continue_final_message,
-                  now, strict, kwargs, True)
+    return cast("Rendering | list[Rendering]", _apply(
+        name, messages, tools, documents, add_generation_prompt, continue_final_message, now, strict,
+        kwargs, True))
 
 
 def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_prompt: Any,
