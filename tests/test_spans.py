@@ -327,3 +327,36 @@ def test_pipeline_layer_laws(name: str, args: tuple[Any, dict[str, Any]]) -> Non
     cut = bool(kwargs.get("continue_final_message"))
     for rendering, received in zip(renderings, seen):
         check_rendering(name, rendering, received, cut)
+
+
+# ------------------------------------------------------------------ the spans of recorded pieces
+
+
+@settings(max_examples=300)
+@given(lengths=st.lists(st.integers(0, 3), max_size=12),
+       sources=st.dictionaries(st.integers(0, 13), st.sampled_from(["a", "b", "messages[0].content"]),
+                               max_size=8))
+def test_runs_are_the_runs_piece_by_piece(lengths, sources):
+    """``build``'s spans (the bounds of the sourced pieces, without a loop over pieces) are the
+    runs of non-empty pieces with one source, read piece by piece: touching sourced pieces,
+    empty ones, pieces at either end, sources recorded for pieces never emitted."""
+    from itertools import accumulate
+
+    from chatformats import _spans
+
+    starts = list(accumulate(lengths, initial=0))
+    expected = []  # the runs, one piece at a time, written here from the definition
+    for index, length in enumerate(lengths):
+        if not length:
+            continue
+        source = sources.get(index)
+        if expected and expected[-1][2] == source:
+            expected[-1][1] += length
+        else:
+            expected.append([starts[index], starts[index] + length, source])
+    assert [list(span) for span in _spans.runs(starts, sources)] == expected
+    recorder = _spans.Recorder()
+    recorder.pieces.extend("x" * n for n in lengths)
+    recorder.sources.update(sources)
+    rendering = _spans.build("x" * starts[-1], recorder)
+    assert [list(span) for span in rendering.spans] == expected

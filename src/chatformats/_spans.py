@@ -22,11 +22,12 @@ one ``if spans:`` per sourced piece.
 
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, chain, compress, repeat
+from operator import eq, ne
 
 from typing import Any, Iterable, NamedTuple, Sequence
 
-__all__ = ["Span", "Recorder", "Rendering", "build", "check_records"]
+__all__ = ["Span", "Recorder", "Rendering", "build", "runs", "check_records"]
 
 
 class Span(NamedTuple):
@@ -78,19 +79,25 @@ class Rendering:
     - ``assistant_spans``: the ``(start, end)`` ranges of ``text`` the model generates, one per
       assistant turn that has one (``docs/spans.md`` says where each format's range starts and
       ends).
+
+    A rendering that :func:`build` made computes ``spans`` on first use, from the pieces'
+    offsets and sources it keeps (a trainer reads only the assistant ranges).
     """
 
-    __slots__ = ("_text", "_spans", "_assistant_spans")
+    __slots__ = ("_text", "_spans", "_assistant_spans", "_recorded")
 
     _text: str
-    _spans: tuple[Span, ...]
+    _spans: tuple[Span, ...] | None
     _assistant_spans: tuple[tuple[int, int], ...]
+    _recorded: tuple[list[int], dict[int, str]] | None
 
-    def __init__(self, text: str, spans: tuple[Span, ...],
-                 assistant_spans: tuple[tuple[int, int], ...]) -> None:
+    def __init__(self, text: str, spans: tuple[Span, ...] | None,
+                 assistant_spans: tuple[tuple[int, int], ...],
+                 _recorded: tuple[list[int], dict[int, str]] | None = None) -> None:
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_spans", spans)
         object.__setattr__(self, "_assistant_spans", assistant_spans)
+        object.__setattr__(self, "_recorded", _recorded)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Rendering is read-only")
@@ -104,7 +111,13 @@ class Rendering:
 
     @property
     def spans(self) -> tuple[Span, ...]:
-        return self._spans
+        spans = self._spans
+        if spans is None:
+            assert self._recorded is not None
+            spans = runs(*self._recorded)
+            object.__setattr__(self, "_spans", spans)
+            object.__setattr__(self, "_recorded", None)
+        return spans
 
     @property
     def assistant_spans(self) -> tuple[tuple[int, int], ...]:
@@ -113,15 +126,15 @@ class Rendering:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rendering):
             return NotImplemented
-        return (self._text, self._spans, self._assistant_spans) == (
-            other._text, other._spans, other._assistant_spans)
+        return (self._text, self.spans, self._assistant_spans) == (
+            other._text, other.spans, other._assistant_spans)
 
     def __hash__(self) -> int:
-        return hash((self._text, self._spans, self._assistant_spans))
+        return hash((self._text, self.spans, self._assistant_spans))
 
     def __repr__(self) -> str:
         return (f"Rendering(text={self._text[:40]!r}{'...' if len(self._text) > 40 else ''}, "
-                f"{len(self._spans)} spans, assistant_spans={self._assistant_spans!r})")
+                f"{len(self.spans)} spans, assistant_spans={self._assistant_spans!r})")
 
     def assistant_mask(self, offsets: Iterable[Sequence[int]]) -> list[int]:
         """A 0/1 per token: 1 for a token the model generates, from the tokenizer's character
@@ -157,7 +170,7 @@ class Rendering:
     def cut(self, end: int) -> Rendering:
         """This rendering up to character ``end`` (what ``continue_final_message`` keeps)."""
         spans = []
-        for span in self._spans:
+        for span in self.spans:
             if span.start >= end:
                 break
             spans.append(span if span.end <= end else Span(span.start, end, span.source))
@@ -166,19 +179,60 @@ class Rendering:
 
 
 def build(text: str, recorder: Recorder) -> Rendering:
-    """The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``: a span per
-    run of non-empty pieces with the same source; the generated ranges in characters."""
-    pieces = recorder.pieces
-    starts = list(accumulate(map(len, pieces), initial=0))
+    """The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``: the
+    generated ranges in characters, and the pieces' offsets and sources, from which the
+    rendering's ``spans`` are made on first use (:func:`runs`).
+
+    Only the offsets (one C-level pass) and the ranges are computed here: making the spans
+    costs more than the render itself on long chats (``chat_100``), and ``render_spans`` must
+    cost at most 2.5 times ``render``."""
+    starts = list(accumulate(map(len, recorder.pieces), initial=0))
     if starts[-1] != len(text):  # a port that returned something other than its pieces
         from .errors import InternalError
 
         raise InternalError("spans: the port's pieces do not join to its text")
-    sources = recorder.sources
+    turns = tuple((starts[first], starts[end]) for first, end in recorder.turns)
+    return Rendering(text, None, turns, (starts, recorder.sources))
+
+
+def runs(starts: list[int], sources: dict[int, str]) -> tuple[Span, ...]:
+    """A span per run of non-empty pieces with the same source, from each piece's offset
+    (``starts``, the text's length last) and the sources recorded by piece index.
+
+    In the common case, where no two non-empty sourced pieces touch (template text separates
+    every two input values, as in every benchmark workload), the spans are the sourced pieces'
+    bounds in order with the template text between them as spans of no source, made without a
+    Python-level loop over pieces or spans; otherwise piece by piece."""
+    count = len(starts) - 1
+    index = sorted(sources)
+    if index and index[-1] >= count:  # recorded for a piece never emitted
+        index = [i for i in index if i < count]
+    begin = list(map(starts.__getitem__, index))
+    finish = list(map(starts.__getitem__, map((1).__add__, index)))
+    paths = list(map(sources.__getitem__, index))
+    if not all(map(ne, begin, finish)):  # empty sourced pieces give no span
+        keep = list(map(ne, begin, finish))
+        begin, finish, paths = (list(compress(begin, keep)), list(compress(finish, keep)),
+                                list(compress(paths, keep)))
+    if any(map(eq, begin[1:], finish)):  # sourced pieces that touch: piece by piece
+        return _runs_by_piece(starts, sources)
+    # 0, b0, f0, b1, f1, ..., len(text): the spans (0, b0, None), (b0, f0, p0), (f0, b1, None), ...
+    bounds = [0, *chain.from_iterable(zip(begin, finish)), starts[-1]]
+    owners = [None, *chain.from_iterable(zip(paths, repeat(None)))]
+    spans = list(map(tuple.__new__, repeat(Span), zip(bounds, bounds[1:], owners)))
+    if spans[-1][0] == spans[-1][1]:  # the text ends with a sourced piece (or is empty)
+        del spans[-1]
+    if spans and spans[0][1] == 0:  # the text starts with a sourced piece
+        del spans[0]
+    return tuple(spans)
+
+
+def _runs_by_piece(starts: list[int], sources: dict[int, str]) -> tuple[Span, ...]:
+    """:func:`runs`, one piece at a time."""
     spans: list[Span] = []
     current: str | None = None
     run_start = 0
-    for index in range(len(pieces)):
+    for index in range(len(starts) - 1):
         start, end = starts[index], starts[index + 1]
         if start == end:
             continue
@@ -187,10 +241,9 @@ def build(text: str, recorder: Recorder) -> Rendering:
             if start > run_start:
                 spans.append(Span(run_start, start, current))
             run_start, current = start, source
-    if len(text) > run_start:
-        spans.append(Span(run_start, len(text), current))
-    turns = tuple((starts[first], starts[end]) for first, end in recorder.turns)
-    return Rendering(text, tuple(spans), turns)
+    if starts[-1] > run_start:
+        spans.append(Span(run_start, starts[-1], current))
+    return tuple(spans)
 
 
 def check_records(name: str, port: Any) -> None:
