@@ -46,8 +46,11 @@ from .test_pipeline import call_arguments
 
 FORMATS = chatformats.formats()
 
-#: Examples per format and layer under the ``ci`` profile (the profile's own count otherwise).
-PER_FORMAT = 150 if settings.default.max_examples == 2_000 else settings.default.max_examples
+#: Examples per format under the ``ci`` profile (the profile's own count otherwise): the pipeline
+#: layer's examples also render with transformers (to catch the values the template received).
+_CI = settings.default.max_examples == 2_000
+PER_FORMAT = 150 if _CI else settings.default.max_examples
+PER_FORMAT_PIPELINE = 100 if _CI else settings.default.max_examples
 
 
 def records_spans(name: str) -> bool:
@@ -297,7 +300,7 @@ def template_inputs() -> Iterator[list[dict[str, Any]]]:
 
 
 @pytest.mark.parametrize("name", RECORDED)
-@settings(max_examples=PER_FORMAT)
+@settings(max_examples=PER_FORMAT_PIPELINE)
 @given(args=call_arguments())
 @example(args=([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a ",
                                                     "reasoning": "let me think"}],
