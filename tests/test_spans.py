@@ -363,3 +363,23 @@ def test_runs_are_the_runs_piece_by_piece(lengths, sources):
     recorder.sources.update(sources)
     rendering = _spans.build("x" * starts[-1], recorder)
     assert [list(span) for span in rendering.spans] == expected
+
+
+def test_renderings_are_values():
+    """Read-only, comparable, picklable (worker processes send them back) and copyable; a span is
+    a ``(start, end, source)`` tuple with those names."""
+    import copy
+    import pickle
+
+    rendering = chatformats.render_spans("qwen3-instruct-2507", [{"role": "user", "content": "x"}], now=FIXED_NOW)
+    for clone in (pickle.loads(pickle.dumps(rendering)), copy.deepcopy(rendering), copy.copy(rendering)):
+        assert clone == rendering and hash(clone) == hash(rendering)
+        assert clone.text == rendering.text and clone.spans == rendering.spans
+    span = rendering.spans[1]
+    assert (span.start, span.end, span.source) == tuple(span) == (12, 16, "messages[0].role")
+    assert pickle.loads(pickle.dumps(span)) == span and type(pickle.loads(pickle.dumps(span))) is chatformats.Span
+    assert repr(span) == "Span(start=12, end=16, source='messages[0].role')"
+    with pytest.raises(AttributeError):
+        rendering.text = "y"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        span.start = 1  # type: ignore[misc]

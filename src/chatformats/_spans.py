@@ -25,19 +25,48 @@ from __future__ import annotations
 from itertools import accumulate, chain, compress, repeat
 from operator import eq, ne
 
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Tuple
 
 __all__ = ["Span", "Recorder", "Rendering", "build", "runs", "check_records"]
 
 
-class Span(NamedTuple):
+if TYPE_CHECKING:
+    _SpanTuple = Tuple[int, int, Optional[str]]
+else:
+    _SpanTuple = tuple
+
+
+class Span(_SpanTuple):
     """``text[start:end]`` came from ``source``: the path of an input value
     (``messages[2].tool_calls[0].function.arguments``, ``tools[1]``), or ``None`` for text the
-    template writes itself (literals, separators, the date)."""
+    template writes itself (literals, separators, the date).
 
-    start: int
-    end: int
-    source: str | None
+    A tuple ``(start, end, source)`` with those names, written out rather than made by
+    ``typing.NamedTuple``, which generates its constructor with ``exec`` when the class is
+    defined (restricted runtimes forbid code compiled at run time)."""
+
+    __slots__ = ()
+
+    def __new__(cls, start: int, end: int, source: str | None) -> Span:
+        return tuple.__new__(cls, (start, end, source))
+
+    def __getnewargs__(self) -> tuple[int, int, str | None]:
+        return (self[0], self[1], self[2])
+
+    @property
+    def start(self) -> int:
+        return self[0]
+
+    @property
+    def end(self) -> int:
+        return self[1]
+
+    @property
+    def source(self) -> str | None:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return f"Span(start={self[0]!r}, end={self[1]!r}, source={self[2]!r})"
 
 
 class Recorder:
@@ -104,6 +133,9 @@ class Rendering:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError("a Rendering is read-only")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Rendering, (self._text, self.spans, self._assistant_spans))
 
     @property
     def text(self) -> str:
