@@ -11,7 +11,8 @@
    template layer; at the pipeline layer in the values transformers itself handed the template,
    caught as it renders), and the span's text is a substring of that value (a string), or exactly
    its JSON (``json.dumps(v, ensure_ascii=False)``, or with an ``indent`` the template's
-   ``tojson`` uses), or ``str(v)`` (``{{ v }}`` of a non-string).
+   ``tojson`` uses) or the start of it (a template that slices the JSON, as Cogito's
+   ``out[:-1]``), or ``str(v)`` (``{{ v }}`` of a non-string).
 4. **An unsourced span is template text**: it can be cut into whole literals of the template
    (jinja2's ``TemplateData`` and string ``Const`` nodes of the reference template parsed in
    transformers' environment, and the dates its ``strftime_now`` formats give at the test's
@@ -187,13 +188,16 @@ def cut_into_literals(name: str, text: str, partial_end: bool) -> bool:
 # ------------------------------------------------------------------ the laws
 
 
-def forms(value: Any, indents: frozenset[int | None]) -> list[str]:
-    """The texts a span sourced by ``value`` may be, besides a substring of a string value."""
-    out = [] if type(value) is str else [str(value)]
+def forms(value: Any, indents: frozenset[int | None]) -> tuple[list[str], list[str]]:
+    """The texts a span sourced by ``value`` may be besides a substring of a string value
+    (``str(value)`` of a non-string, its JSON), and those it may be the start of (its JSON,
+    which a template may slice: Cogito's ``out[:-1]`` of a tool call's ``tojson``)."""
+    exact = [] if type(value) is str else [str(value)]
+    prefixes = []
     for indent in indents:
         with contextlib.suppress(TypeError, ValueError):
-            out.append(json.dumps(value, ensure_ascii=False, indent=indent))
-    return out
+            prefixes.append(json.dumps(value, ensure_ascii=False, indent=indent))
+    return exact + prefixes, prefixes
 
 
 def check_rendering(name: str, rendering: chatformats.Rendering, roots: dict[str, Any],
@@ -225,8 +229,8 @@ def check_rendering(name: str, rendering: chatformats.Rendering, roots: dict[str
         values = resolve(span.source, roots)
         if any(type(value) is str and piece in value for value in values):
             continue
-        assert any(form == piece or (partial and form.startswith(piece))
-                   for value in values for form in forms(value, indents)), \
+        assert any(piece in exact or any(form.startswith(piece) for form in (exact if partial else prefixes))
+                   for exact, prefixes in (forms(value, indents) for value in values)), \
             f"{span!r}: {piece!r} is not from {span.source} = {values!r}"
 
 
