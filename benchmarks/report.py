@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from . import workloads as W
+from .common import COST_TARGETS
 
 from .engines import ENGINES as _ENGINE_COLUMNS
 _RATIO_COLUMNS = (("jinja2/chatformats", "jinja2 / cf"), ("minijinja/chatformats", "minijinja / cf"),
@@ -26,9 +27,9 @@ def _time(info: Dict[str, Any]) -> str:
     return status
 
 
-def _ratio(value: Any) -> str:
+def _ratio(value: Any, digits: int = 1) -> str:
     if isinstance(value, float):
-        return f"{value:,.2f}×" if value < 10 else f"{value:,.1f}×"
+        return f"{value:,.{digits}f}×"
     return str(value) if value is not None else "—"
 
 
@@ -90,8 +91,7 @@ def summary_tables(report: Dict[str, Any]) -> str:
         if not rows:
             continue
         lines.append(f"**{label}** (median of same-round ratios; "
-                     + ("lower is cheaper spans)" if label.endswith("/render") or label.endswith("/apply")
-                        else "higher is faster chatformats)"))
+                     + ("lower is cheaper spans)" if label in COST_TARGETS else "higher is faster chatformats)"))
         lines.append("")
         lines.append("| format | " + " | ".join(workloads) + " |")
         lines.append("|---|" + "---:|" * len(workloads))
@@ -104,7 +104,7 @@ def summary_tables(report: Dict[str, Any]) -> str:
                     num = label.split("/")[0]
                     st = res["engines"].get(num, {}).get("status")
                     value = st if st and st != "ok" else None
-                cells.append(_ratio(value))
+                cells.append(_ratio(value, 2 if label in COST_TARGETS else 1))
             lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
         lines.append("")
     off = s.get("spans_off")
@@ -122,7 +122,7 @@ def summary_tables(report: Dict[str, Any]) -> str:
                 continue
             for fmt, table in info["ratios"].items():
                 lines.append(f"| {engine} | {fmt} | "
-                             + " | ".join(_ratio(table.get(wl)) if wl in table else "—" for wl in workloads) + " |")
+                             + " | ".join(_ratio(table.get(wl), 2) if wl in table else "—" for wl in workloads) + " |")
         lines.append("")
     # scaling
     tables = [(series, table, "single renders, the two sizes alternating: each right after an untimed render of the same "
@@ -191,7 +191,8 @@ def markdown(report: Dict[str, Any]) -> str:
     for r in report["results"]:
         cells = [_time(r["engines"].get(e, {})) for e in _ENGINE_COLUMNS]
         cells.append(_time({"status": "ok", "median_s": r["output_copy_s"], "samples": 3}) if r.get("output_copy_s") else "—")
-        ratios = [_ratio(r.get("ratios", {}).get(label)) for label, _ in _RATIO_COLUMNS]
+        ratios = [_ratio(r.get("ratios", {}).get(label), 2 if label in COST_TARGETS else 1)
+                  for label, _ in _RATIO_COLUMNS]
         lines.append(f"| {r['format']} | {r['workload']} | {r['messages']:,} | " + " | ".join(cells) + " | "
                      + " | ".join(ratios) + " |")
     lines.append("")
