@@ -25,7 +25,18 @@ RATIOS = (
     ("minijinja/chatformats", "minijinja", "chatformats"),
     ("transformers/chatformats.apply", "transformers", "chatformats.apply"),
     ("transformers/chatformats", "transformers", "chatformats"),
+    ("render_spans/render", "chatformats.spans", "chatformats"),
+    ("apply_spans/apply", "chatformats.apply_spans", "chatformats.apply"),
 )
+
+#: Cost ratios (lower is better) and the most each may be on every workload: recording spans.
+COST_TARGETS = {
+    "render_spans/render": 2.5,
+    "apply_spans/apply": 2.5,
+}
+
+#: The spans-off check: this run's plain renders against the recorded run's (``--baseline``).
+SPANS_OFF_ENGINES = ("chatformats", "chatformats.apply")
 
 TARGETS = {
     "jinja2/chatformats": (20.0, 8.0),

@@ -6,6 +6,11 @@
   add_generation_prompt=True, now=NOW)``: the pipeline layer, what transformers'
   ``apply_chat_template`` does (normalise messages, alias reasoning fields, merge special tokens);
   included when the package has it.
+- ``chatformats.spans`` / ``chatformats.apply_spans`` — ``chatformats.render_spans(...)`` and
+  ``chatformats.apply_chat_template_spans(...)`` with the same arguments as the two above, their
+  ``.text`` checked like every engine's output: what recording the spans costs (the
+  ``render_spans/render`` and ``apply_spans/apply`` ratios); not built for a format whose port does
+  not record spans yet.
 - ``jinja2`` — the reference template compiled once by transformers' own
   ``chat_template_utils._compile_jinja_template`` (its ``ImmutableSandboxedEnvironment``, filters
   and globals: exactly the environment every transformers-based server renders in), then
@@ -37,7 +42,8 @@ NOW = datetime(2026, 3, 7, 14, 5, 9)
 Engine = Callable[[Dict[str, Any]], str]
 
 #: Report order.
-ENGINES = ("chatformats", "chatformats.apply", "jinja2", "transformers", "minijinja")
+ENGINES = ("chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans", "jinja2",
+           "transformers", "minijinja")
 
 
 def variables(name: str, workload: Dict[str, Any]) -> Dict[str, Any]:
@@ -88,6 +94,34 @@ def chatformats_apply(name: str) -> Optional[Engine]:
     def engine(workload: Dict[str, Any]) -> str:
         return apply(name, workload["messages"], tools=workload.get("tools"),  # type: ignore[no-any-return]
                      add_generation_prompt=True, now=NOW)
+
+    return engine
+
+
+def chatformats_spans(name: str) -> Engine:
+    import chatformats
+    from chatformats import _registry, _spans
+
+    _spans.check_records(name, _registry.port(name)[0])  # refused at build time, not per call
+    render_spans = chatformats.render_spans
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return render_spans(name, workload["messages"], now=NOW, **workload["variables"]).text
+
+    return engine
+
+
+def chatformats_apply_spans(name: str) -> Engine:
+    import chatformats
+    from chatformats import _registry, _spans
+
+    _spans.check_records(name, _registry.port(name)[0])
+    apply_spans = chatformats.apply_chat_template_spans
+
+    def engine(workload: Dict[str, Any]) -> str:
+        rendering = apply_spans(name, workload["messages"], tools=workload.get("tools"),
+                                add_generation_prompt=True, now=NOW)
+        return rendering.text  # type: ignore[union-attr]
 
     return engine
 
@@ -161,6 +195,8 @@ def minijinja_probe(name: str, pycompat: bool, transformers_tojson: bool) -> Eng
 BUILDERS: Dict[str, Callable[[str], Optional[Engine]]] = {
     "chatformats": chatformats_render,
     "chatformats.apply": chatformats_apply,
+    "chatformats.spans": chatformats_spans,
+    "chatformats.apply_spans": chatformats_apply_spans,
     "jinja2": jinja2_engine,
     "transformers": transformers_engine,
     "minijinja": minijinja_engine,

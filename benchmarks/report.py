@@ -6,10 +6,12 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from . import workloads as W
+from .common import COST_TARGETS
 
 from .engines import ENGINES as _ENGINE_COLUMNS
 _RATIO_COLUMNS = (("jinja2/chatformats", "jinja2 / cf"), ("minijinja/chatformats", "minijinja / cf"),
-                  ("transformers/chatformats.apply", "transformers / cf.apply"))
+                  ("transformers/chatformats.apply", "transformers / cf.apply"),
+                  ("render_spans/render", "cf.spans / cf"), ("apply_spans/apply", "cf.apply_spans / cf.apply"))
 
 
 def _time(info: Dict[str, Any]) -> str:
@@ -25,9 +27,9 @@ def _time(info: Dict[str, Any]) -> str:
     return status
 
 
-def _ratio(value: Any) -> str:
+def _ratio(value: Any, digits: int = 1) -> str:
     if isinstance(value, float):
-        return f"{value:,.1f}×"
+        return f"{value:,.{digits}f}×"
     return str(value) if value is not None else "—"
 
 
@@ -68,6 +70,14 @@ def summary_tables(report: Dict[str, Any]) -> str:
         lines.append(f"| the same from back-to-back batches (a 1,000-message render stays in the core's cache, a "
                      f"10,000-message one cannot) | highest {r['max']:.1f} ({r['at']}) "
                      f"| {'yes' if r['met'] else '**no**'} |")
+    for label in ("render_spans/render", "apply_spans/apply"):
+        if label in t:
+            r = t[label]
+            lines.append(f"| {label}: recording spans costs ≤ {r['target']:g}× the plain call on every workload "
+                         f"| highest {r['max']:.2f}× ({r['at']}), geometric mean {r['geomean']:.2f}× over "
+                         f"{r['count']} format × workload pairs"
+                         + (f"; above: {', '.join(r['above'])}" if r["above"] else "")
+                         + f" | {'yes' if r['met'] else '**no**'} |")
     if "import" in t:
         r = t["import"]
         lines.append(f"| `import chatformats` after `json`, `datetime` ≤ {r['target']:g} ms (CPU time) "
@@ -76,11 +86,12 @@ def summary_tables(report: Dict[str, Any]) -> str:
     lines.append("")
     # ratio matrix
     workloads = [w for w in W.WORKLOADS if w in report["workloads"]]
-    for label, title in _RATIO_COLUMNS[:2] + (("transformers/chatformats.apply", "transformers / cf.apply"),):
+    for label, title in _RATIO_COLUMNS:
         rows = [r for r in report["results"] if label in r.get("ratios", {})]
         if not rows:
             continue
-        lines.append(f"**{label}** (median of same-round ratios; higher is faster chatformats)")
+        lines.append(f"**{label}** (median of same-round ratios; "
+                     + ("lower is cheaper spans)" if label in COST_TARGETS else "higher is faster chatformats)"))
         lines.append("")
         lines.append("| format | " + " | ".join(workloads) + " |")
         lines.append("|---|" + "---:|" * len(workloads))
@@ -93,8 +104,25 @@ def summary_tables(report: Dict[str, Any]) -> str:
                     num = label.split("/")[0]
                     st = res["engines"].get(num, {}).get("status")
                     value = st if st and st != "ok" else None
-                cells.append(_ratio(value))
+                cells.append(_ratio(value, 2 if label in COST_TARGETS else 1))
             lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
+        lines.append("")
+    off = s.get("spans_off")
+    if off:
+        load = off.get("baseline_load")
+        lines.append("**Spans off: this run's plain render / the recorded run's** (the recorded run: the "
+                     "`results.json` this run started from"
+                     + (f", load average at its start {', '.join(f'{x:.2f}' for x in load)}" if load else "")
+                     + "; 1.0× is unchanged, the difference between two runs on a shared machine is noise)")
+        lines.append("")
+        lines.append("| engine | format | " + " | ".join(workloads) + " |")
+        lines.append("|---|---|" + "---:|" * len(workloads))
+        for engine, info in off.items():
+            if engine == "baseline_load":
+                continue
+            for fmt, table in info["ratios"].items():
+                lines.append(f"| {engine} | {fmt} | "
+                             + " | ".join(_ratio(table.get(wl), 2) if wl in table else "—" for wl in workloads) + " |")
         lines.append("")
     # scaling
     tables = [(series, table, "single renders, the two sizes alternating: each right after an untimed render of the same "
@@ -163,7 +191,8 @@ def markdown(report: Dict[str, Any]) -> str:
     for r in report["results"]:
         cells = [_time(r["engines"].get(e, {})) for e in _ENGINE_COLUMNS]
         cells.append(_time({"status": "ok", "median_s": r["output_copy_s"], "samples": 3}) if r.get("output_copy_s") else "—")
-        ratios = [_ratio(r.get("ratios", {}).get(label)) for label, _ in _RATIO_COLUMNS]
+        ratios = [_ratio(r.get("ratios", {}).get(label), 2 if label in COST_TARGETS else 1)
+                  for label, _ in _RATIO_COLUMNS]
         lines.append(f"| {r['format']} | {r['workload']} | {r['messages']:,} | " + " | ".join(cells) + " | "
                      + " | ".join(ratios) + " |")
     lines.append("")

@@ -31,7 +31,8 @@ def test_saved_workloads_are_the_generated_ones():
 
 
 def test_pre_check_passes_on_the_smallest_workloads():
-    engines = ["chatformats", "chatformats.apply", "jinja2", "transformers"]
+    engines = ["chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans", "jinja2",
+               "transformers"]
     try:
         import minijinja  # noqa: F401
 

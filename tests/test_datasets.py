@@ -121,3 +121,49 @@ def test_spawned_workers_render(dataset):
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         got = pool.map(work, [row["messages"] for row in rows])
     assert got == [chatformats.apply_chat_template(name, row["messages"], now=FIXED_NOW) for row in rows]
+
+
+# ------------------------------------------------------------------ SFT: tokens and assistant masks
+
+
+def sft_example(example: dict[str, Any], name: str, tokenizer: Any) -> dict[str, Any]:
+    """What an SFT pipeline maps over its dataset to train on assistant tokens only
+    (docs/spans.md shows this function): the prompt's token ids and, per token, 1 where the model
+    generates it."""
+    try:
+        rendering = chatformats.apply_chat_template_spans(name, example["messages"],
+                                                          tools=example["tools"], now=FIXED_NOW)
+    except chatformats.ChatFormatError as exc:
+        return {"input_ids": [], "assistant_masks": [], "error": f"{type(exc).__name__}: {exc}"}
+    encoding = tokenizer.encode(rendering.text, add_special_tokens=False)
+    return {"input_ids": encoding.ids, "assistant_masks": rendering.assistant_mask(encoding.offsets),
+            "error": None}
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_map_gives_transformers_assistant_masks(dataset, name):
+    """``datasets.map`` with two processes and a real ``tokenizers.Tokenizer``: each row's ids and
+    mask are what transformers' ``apply_chat_template(..., tokenize=True, return_dict=True,
+    return_assistant_tokens_mask=True)`` gives for the same text with the same generated ranges
+    in ``{% generation %}`` blocks (``tests/test_spans_masks.py``)."""
+    from .test_spans import records_spans
+    from .test_spans_masks import backend, pieces, tokenizer
+
+    if not records_spans(name):
+        pytest.skip(f"{name}: spans are not recorded for this format yet")
+    mapped = dataset.map(sft_example, fn_kwargs={"name": name, "tokenizer": backend("bpe")},
+                         num_proc=2, load_from_cache_file=False)
+    marked = 0
+    for row, got in zip(dataset, mapped):
+        if not row["messages"]:
+            assert got["error"].startswith("InvalidConversation: Cannot apply chat template to an empty")
+            continue
+        assert got["error"] is None, got["error"]
+        rendering = chatformats.apply_chat_template_spans(name, row["messages"], tools=row["tools"],
+                                                          now=FIXED_NOW)
+        expected = tokenizer("bpe", False, "right").apply_chat_template(
+            pieces(rendering), tokenize=True, return_dict=True, return_assistant_tokens_mask=True)
+        assert got["input_ids"] == expected["input_ids"]
+        assert got["assistant_masks"] == expected["assistant_masks"]
+        marked += sum(got["assistant_masks"])
+    assert marked

@@ -45,13 +45,14 @@ if TYPE_CHECKING:
     from ._audit import Finding
     from ._spans import Rendering, Span
     from .parsing import ResponseParser, parse_response
-    from .pipeline import apply_chat_template
+    from .pipeline import apply_chat_template, apply_chat_template_spans
 
 _LAZY = {
     "formats": "._registry",
     "get_format": "._registry",
     "ChatFormat": "._registry",
     "apply_chat_template": ".pipeline",
+    "apply_chat_template_spans": ".pipeline",
     "parse_response": ".parsing",
     "ResponseParser": ".parsing",
     "detect": "._lookup",
@@ -89,6 +90,7 @@ __all__ = [
     "audit_chat_template",
     "Finding",
     "apply_chat_template",
+    "apply_chat_template_spans",
     "formats",
     "get_format",
     "ChatFormat",
@@ -158,6 +160,7 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
         port, calls = _PORTS[name]
     except (KeyError, TypeError):
         port, calls = _registry.port(name)
+    _spans.check_records(_registry.get_format(name).name, port)
     if strict:
         _core.check_variables(_registry.get_format(name), variables)
     recorder = _spans.Recorder()

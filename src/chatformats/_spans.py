@@ -27,7 +27,7 @@ from functools import partial
 from itertools import accumulate, compress
 from operator import eq, lt, ne
 
-from typing import Any
+from typing import Any, Iterable
 
 __all__ = ["Span", "Recorder", "Rendering", "build"]
 
@@ -119,6 +119,9 @@ class Spans(Sequence[Span]):
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("spans are read-only")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Spans, (self._starts, self._ends, self._sources))
+
     def __len__(self) -> int:
         return len(self._starts)
 
@@ -199,6 +202,9 @@ class Rendering:
     def __delattr__(self, name: str) -> None:
         raise AttributeError("a Rendering is read-only")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Rendering, (self._text, self.spans, self.assistant_spans))
+
     @property
     def text(self) -> str:
         return self._text
@@ -232,6 +238,37 @@ class Rendering:
         text = self._text
         return (f"Rendering(text={text[:40]!r}{'...' if len(text) > 40 else ''}, "
                 f"{len(self.spans)} spans, assistant_spans={self.assistant_spans!r})")
+
+    def assistant_mask(self, offsets: Iterable[Sequence[int]]) -> list[int]:
+        """A 0/1 per token: 1 for a token the model generates, from the tokenizer's character
+        ``offsets`` of ``text`` (one ``(start, end)`` per token, as ``tokenizers.Encoding.offsets``
+        or a fast tokenizer's ``return_offsets_mapping`` give them).
+
+        The rule is transformers 5.24's ``assistant_masks`` (``apply_chat_template`` with
+        ``return_assistant_tokens_mask=True``), applied to :attr:`assistant_spans`: one pass over
+        the tokens in order, with a cursor on the ranges that only moves forward; a token is
+        first skipped past every range that ends at or before its start, and marked 1 when a
+        range remains and the token ends after that range's start ("every token overlapping a
+        range", so a range cut by truncation keeps its remaining tokens).  Once no range is left
+        every later token is 0.  Consequences of that rule, kept as they are: a special token a
+        tokenizer adds with offsets ``(0, 0)`` is 0; tokens sharing one character (the bytes of
+        one emoji) are marked alike; offsets out of order are read in the order given."""
+        spans = self.assistant_spans
+        count = len(spans)
+        mask: list[int] = []
+        mark = mask.append
+        index = 0
+        for pair in offsets:
+            try:
+                start, end = pair
+                while index < count and start >= spans[index][1]:
+                    index += 1
+                mark(1 if index < count and end > spans[index][0] else 0)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"offsets must be (start, end) pairs of integers, one per token, not {pair!r}"
+                ) from None
+        return mask
 
     def cut(self, end: int) -> Rendering:
         """This rendering up to character ``end`` (what ``continue_final_message`` keeps)."""
@@ -281,6 +318,8 @@ def _spans_of(text: str, recorder: Recorder) -> Spans:
         raise InternalError("spans: the port's pieces do not join to its text")
     sources = recorder.sources
     order = sorted(sources)
+    if order and order[-1] >= len(pieces):  # recorded for a piece never emitted
+        order = [index for index in order if index < len(pieces)]
     begins = list(map(starts.__getitem__, order))
     ends = list(map(starts.__getitem__, map(_next, order)))
     # Spans alternate: template text before the first sourced piece, the piece, template text
@@ -315,3 +354,14 @@ _next = (1).__add__
 _previous = (-1).__add__
 #: ``Span(*triple)`` without NamedTuple's Python-level ``__new__``.
 _new_span = partial(tuple.__new__, Span)
+
+
+def check_records(name: str, port: Any) -> None:
+    """Raise :class:`~chatformats.ChatFormatError` unless format ``name``'s ``port`` records
+    spans (takes a ``spans`` parameter): a format whose port does not yet cannot give a
+    :class:`Rendering`."""
+    code = getattr(port, "__code__", None)
+    if code is None or "spans" not in code.co_varnames[:code.co_argcount]:
+        from .errors import ChatFormatError
+
+        raise ChatFormatError(f"{name}: spans are not recorded for this format yet")

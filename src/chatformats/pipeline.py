@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from datetime import datetime
 from types import FunctionType, MethodType
-from typing import TYPE_CHECKING, Any, List, Mapping as _Mapping, Sequence, Union, overload
+from typing import TYPE_CHECKING, Any, List, Mapping as _Mapping, Sequence, Union, cast, overload
 
 from . import _core
 from ._core import NESTING_LIMIT
@@ -55,8 +55,9 @@ from .errors import ChatFormatError, InvalidConversation, NestingTooDeep, Pipeli
 
 if TYPE_CHECKING:
     from ._registry import ChatFormat
+    from ._spans import Rendering
 
-__all__ = ["apply_chat_template", "PipelineTypeError", "ToolSchemaError", "TRANSFORMERS_VERSION"]
+__all__ = ["apply_chat_template", "apply_chat_template_spans", "PipelineTypeError", "ToolSchemaError", "TRANSFORMERS_VERSION"]
 
 #: The transformers release whose ``apply_chat_template`` this module mirrors.
 TRANSFORMERS_VERSION = "5.24.0"
@@ -450,11 +451,79 @@ def apply_chat_template(
     an :class:`~chatformats.UnknownVariableError`.  A single conversation gives a ``str``, a
     batch (a list of conversations) a ``list[str]``.
     """
+    return cast(Prompt, _apply(name, messages, tools, documents, add_generation_prompt,
+                               continue_final_message, now, strict, kwargs, False))
+
+
+@overload
+def apply_chat_template_spans(
+    name: str | ChatFormat, messages: Sequence[_Mapping[str, Any]], /, *, tools: Any = None,
+    documents: Any = None, add_generation_prompt: Any = False, continue_final_message: Any = False,
+    now: datetime | None = None, strict: bool = False, **kwargs: Any,
+) -> Rendering: ...
+
+
+@overload
+def apply_chat_template_spans(
+    name: str | ChatFormat, messages: Sequence[Sequence[_Mapping[str, Any]]], /, *,
+    tools: Any = None, documents: Any = None, add_generation_prompt: Any = False,
+    continue_final_message: Any = False, now: datetime | None = None, strict: bool = False,
+    **kwargs: Any,
+) -> list[Rendering]: ...
+
+
+@overload
+def apply_chat_template_spans(
+    name: str | ChatFormat, messages: Any, /, *, tools: Any = None, documents: Any = None,
+    add_generation_prompt: Any = False, continue_final_message: Any = False,
+    now: datetime | None = None, strict: bool = False, **kwargs: Any,
+) -> Rendering | list[Rendering]: ...
+
+
+def apply_chat_template_spans(
+    name: str | ChatFormat,
+    messages: Any,
+    /,
+    *,
+    tools: Any = None,
+    documents: Any = None,
+    add_generation_prompt: Any = False,
+    continue_final_message: Any = False,
+    now: datetime | None = None,
+    strict: bool = False,
+    **kwargs: Any,
+) -> Rendering | list[Rendering]:
+    """:func:`apply_chat_template`, with the structure behind the text: a read-only
+    :class:`~chatformats.Rendering` (a list of them for a batch of conversations) whose ``.text``
+    is exactly what :func:`apply_chat_template` returns for the same arguments (and which fails
+    where it fails), whose ``.spans`` say which input value each character came from and whose
+    ``.assistant_spans`` are what the model generates (``docs/spans.md``).
+
+    Paths name the values the template received, after transformers' conversions: a tool given
+    as a function is ``tools[i]``, its JSON schema; ``reasoning_content`` may be a copy of the
+    message's ``reasoning`` or ``thinking``; a ``None``-valued key is gone.  With
+    ``continue_final_message`` the rendering is cut where the text is (:meth:`Rendering.cut`).
+    """
+    return cast("Rendering | list[Rendering]", _apply(
+        name, messages, tools, documents, add_generation_prompt, continue_final_message, now, strict,
+        kwargs, True))
+
+
+def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_prompt: Any,
+           continue_final_message: Any, now: datetime | None, strict: bool, kwargs: dict[str, Any],
+           spans: bool) -> Any:
+    """Both entry points: transformers' steps (the module docstring), then each conversation
+    rendered through the render core, with a :class:`~chatformats._spans.Recorder` when
+    ``spans`` (the text is the same either way)."""
     fmt = get_format(name)
     try:
         port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
     except (KeyError, TypeError):
         port, calls = _registry_port(name)
+    if spans:
+        from ._spans import check_records
+
+        check_records(fmt.name, port)
     now = _core.clock(now)
 
     # transformers' own parameters, which never reach the template, in the order it reads them.
@@ -544,7 +613,7 @@ def apply_chat_template(
     _core.check_json_like(add_generation_prompt, "add_generation_prompt")
     variables["add_generation_prompt"] = add_generation_prompt
 
-    rendered: list[str] = []
+    rendered: list[Any] = []
     for chat in conversations:
         final_message: Any = None
         if continue_final_message:
@@ -564,6 +633,16 @@ def apply_chat_template(
                 "jinja2.environment.Template.render() got multiple values for keyword argument "
                 "'messages'"
             )
+        if spans:
+            from ._spans import Recorder, build
+
+            recorder = Recorder()
+            rendering = build(_core.call_port(name, port, calls, chat, variables, now, recorder),
+                              recorder)
+            if continue_final_message:
+                rendering = rendering.cut(len(_cut_at_tag(rendering.text, final_message)))
+            rendered.append(rendering)
+            continue
         text = _core.call_port(name, port, calls, chat, variables, now)
         if continue_final_message:
             text = _cut_at_tag(text, final_message)
