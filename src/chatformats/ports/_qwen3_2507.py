@@ -96,8 +96,8 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
         emit(TOOLS_HEAD)  # L6
         for tool_index, tool in enumerate(iterate(tools, "tools")):  # L7-10
             emit("\n")
-            if spans:  # a dict's keys are iterated: their JSON is part of the dict's
-                spans.source("tools" if type(tools) is dict else f"tools[{tool_index}]")
+            if spans:
+                spans.source(f"tools[{tool_index}]")
             emit(tojson(tool))
         emit(TOOLS_TAIL)  # L11
     else:

@@ -278,8 +278,8 @@ def _for_tools(tools: Any, spans: Recorder | None = None) -> str:
             text = tojson_indented(tool, 4)  # L40: t|tojson(indent=4)
         except TemplateTypeError as exc:
             raise TemplateTypeError(f"tools[{index}]: {exc}") from None
-        if spans:  # a dict's keys are iterated: their JSON is part of the dict's
-            spans.source("tools" if type(tools) is dict else f"tools[{index}]")
+        if spans:
+            spans.source(f"tools[{index}]")
         out.append(text)
         out.append(_TOOL_TAIL)  # L41-43
     return "" if spans else "".join(out)
