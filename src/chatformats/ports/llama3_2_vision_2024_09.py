@@ -208,6 +208,7 @@ def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | N
         spans.open(1)
         spans.source(f"messages[{index}].tool_calls[0].function.name", 2)
         spans.source(f"messages[{index}].tool_calls[0].function.arguments", 5)
+        spans.close(8)
     extend((
         _ASSISTANT_HEAD,  # L104
         '{"name": "', name, '", ',  # L105
@@ -216,8 +217,6 @@ def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | N
         "}",  # L108
         _EOT,  # L109
     ))
-    if spans:
-        spans.close()
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
