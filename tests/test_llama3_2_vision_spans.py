@@ -148,3 +148,15 @@ def test_which_turns_are_generated(name):
         ("messages[1].tool_calls[0].function.arguments", "null"),
         ("messages[2].role", "assistant"),
     ], generated=['{"name": "f", "parameters": null}' + EOT, EOT])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tools_of_a_dict(name):
+    """L77-80 over a mapping: its keys are iterated, each key's JSON is sourced to the whole
+    variable (the key's JSON is part of the mapping's)."""
+    tools = {"get_weather": {"type": "function"}, "search": None}
+    messages = [{"role": "user", "content": "q"}]
+    check(name, messages, {"tools": tools}, sourced=[
+        ("tools", dumps("get_weather", 4)), ("tools", dumps("search", 4)),
+        ("messages[0].content", "q"),
+    ], generated=[])

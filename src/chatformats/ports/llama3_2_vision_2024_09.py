@@ -158,11 +158,11 @@ def _path(index: int, suffix: str = "") -> str:
 def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: Recorder | None) -> None:
     """L54-57 and L77-80: ``for t in tools: t|tojson(indent=4) + "\\n\\n"``.  Each tool's JSON
     comes from the caller's ``custom_tools`` when it is defined (L2-4: it replaces ``tools``),
-    else from ``tools``."""
+    else from ``tools``; a dict's keys are iterated, and their JSON is part of the dict's."""
     for tool_index, t in enumerate(iterate(tools, "tools")):
         if spans:
             source = "custom_tools" if "custom_tools" in variables else "tools"
-            spans.source(f"{source}[{tool_index}]")
+            spans.source(source if type(tools) is dict else f"{source}[{tool_index}]")
         extend((tojson_indented(t, 4), "\n\n"))
 
 
