@@ -32,6 +32,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
+from .._spans import Recorder
 from .llama3_2_vision_2024_09 import Wording, render_with
 
 WORDING = Wording(
@@ -53,5 +54,6 @@ WORDING = Wording(
 """The variant's wording."""
 
 
-def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
-    return render_with(messages, variables, now, WORDING)
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Recorder | None = None) -> str:
+    return render_with(messages, variables, now, WORDING, spans)

@@ -5,7 +5,7 @@ Meta Llama 3.2 11B/90B Vision Instruct, the template as Meta published it in Sep
 message carries an image (and a system message together with images raises), single JSON tool
 calls, the ``ipython`` role and ``tools_in_user_message``.  Laid out like the template: the
 variable defaults (lines 1-17), the system-message extraction (19-25), the image scan (27-35, as
-:class:`ImageNamespace`), the images-and-system check (37-40), the system block (42-61), the
+:class:`Namespace`, from :func:`scan`), the images-and-system check (37-40), the system block (42-61), the
 tools in the first user message (63-82), the message loop (84-119) and the generation prompt
 (120-122).  ``Lnn`` comments cite template lines.
 
@@ -28,7 +28,7 @@ template does (L28).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .._jinja import (
     MISSING,
@@ -46,6 +46,7 @@ from .._jinja import (
     tojson_indented,
     trim,
 )
+from .._spans import Recorder
 from ..errors import TemplateError
 
 # L44-48
@@ -62,6 +63,9 @@ _TOOL_ROLES = ("ipython", "tool")  # L85: message.role == 'ipython' or message.r
 _MSG_IMAGES = "Prompting with images is incompatible with system messages."  # L39
 _MSG_NO_FIRST_USER = "Cannot put tools in the first user message when there's no first user message!"  # L70
 _MSG_SINGLE_CALL = "This model only supports single tool-calls at once!"  # L101
+
+Emit = Callable[[str], None]
+Extend = Callable[[Iterable[str]], None]
 
 
 class Wording:
@@ -103,7 +107,7 @@ WORDING = Wording(
 """Meta's wording (lines 51-53 and 72-76)."""
 
 
-class ImageNamespace:
+class Namespace:
     """L28-35: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
     content item (of a message after the system message) is a mapping whose ``type`` is
     ``"image"``."""
@@ -116,7 +120,7 @@ class ImageNamespace:
         self.has_images = has_images
 
 
-def scan_images(messages: Sequence[Any], offset: int) -> ImageNamespace:
+def scan(messages: Sequence[Any], offset: int) -> Namespace:
     """L29-35: ``for message in messages: for content in message['content']: if
     content['type'] == 'image'``.
 
@@ -143,41 +147,99 @@ def scan_images(messages: Sequence[Any], offset: int) -> ImageNamespace:
             pass  # iterates characters / keys / nothing: never an image
         else:
             iterate(content, f"messages[{index + offset}].content")  # raises
-    return ImageNamespace(has_images=has_images)
+    return Namespace(has_images=has_images)
 
 
 def _path(index: int, suffix: str = "") -> str:
-    """The path of ``messages[index]`` (built only when an error names it)."""
+    """The path of ``messages[index]`` (or of a field of it, ``suffix``) in an error message."""
     return f"messages[{index}]{suffix}"
 
 
-def len_or_fail(tool_calls: Any, index: int) -> int:
-    """L100: ``message.tool_calls|length`` (0 for undefined; ``None``, numbers fail)."""
-    tp = type(tool_calls)
-    if tp is list or tp is tuple or tp is str or tp is dict:
-        return len(tool_calls)
-    return length(tool_calls, _path(index, ".tool_calls"))
+def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: Recorder | None) -> None:
+    """L54-57 and L77-80: ``for t in tools: t|tojson(indent=4) + "\\n\\n"``.  Each tool's JSON
+    comes from the caller's ``custom_tools`` when it is defined (L2-4: it replaces ``tools``),
+    else from ``tools``; a dict's keys are iterated, and their JSON is part of the dict's."""
+    for tool_index, t in enumerate(iterate(tools, "tools")):
+        if spans:
+            source = "custom_tools" if "custom_tools" in variables else "tools"
+            spans.source(source if type(tools) is dict else f"{source}[{tool_index}]")
+        extend((tojson_indented(t, 4), "\n\n"))
 
 
-def _tools_json(tools: Any, emit: Any) -> None:
-    """L54-57 and L77-80: ``for t in tools: t|tojson(indent=4) + "\\n\\n"``."""
-    for t in iterate(tools, "tools"):
-        emit(tojson_indented(t, 4))
-        emit("\n\n")
+def content_parts(emit: Emit, content: Any, index: int, spans: Recorder | None) -> None:
+    """L89-97: a content that is not a string, item by item: ``<|image|>`` for an image, the
+    text of a text item, nothing for anything else.  (The L30 scan already failed on a content
+    that is not iterable.)"""
+    if type(content) is not list and type(content) is not tuple:
+        content = iterate(content, _path(index, ".content"))  # a mapping's keys, or nothing
+    for part_index, part in enumerate(content):
+        if type(part) is dict:  # content['type'] is undefined for anything else
+            part_type = part.get("type", MISSING)
+            if part_type == "image":  # L91-92
+                emit(_IMAGE)
+            elif part_type == "text":  # L93-94
+                text = part.get("text", MISSING)
+                if spans:
+                    spans.source(f"messages[{index}].content[{part_index}].text")
+                emit(text if type(text) is str else to_str(text))
 
 
-def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
-    return render_with(messages, variables, now, WORDING)
+def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | None) -> None:
+    """L100-109: the message's single tool call as ``{"name": ..., "parameters": ...}`` in an
+    assistant turn, whatever the message's role."""
+    tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
+    if not length(tool_calls, _path(index, ".tool_calls")) == 1:  # L100-102
+        raise TemplateError(_MSG_SINGLE_CALL)
+    # L103: message.tool_calls[0].function
+    first_call = item(tool_calls, 0)
+    if type(first_call) is dict:
+        tool_call = first_call.get("function", MISSING)
+    else:
+        tool_call = attr(first_call, "function", _path(index, ".tool_calls[0]"))
+    if type(tool_call) is dict:
+        name = tool_call.get("name", MISSING)
+        arguments = tool_call.get("arguments", MISSING)
+    else:
+        name = attr(tool_call, "name", _path(index, ".tool_calls[0].function"))
+        arguments = MISSING
+    if type(name) is not str:  # L105: '{"name": "' + tool_call.name + ...
+        raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
+    if spans:
+        spans.open(1)
+        spans.source(f"messages[{index}].tool_calls[0].function.name", 2)
+        spans.source(f"messages[{index}].tool_calls[0].function.arguments", 5)
+        spans.close(8)
+    extend((
+        _ASSISTANT_HEAD,  # L104
+        '{"name": "', name, '", ',  # L105
+        '"parameters": ',  # L106
+        tojson(arguments),  # L107 (undefined arguments fail here)
+        "}",  # L108
+        _EOT,  # L109
+    ))
 
 
-def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime, wording: Wording) -> str:
-    """The template with ``wording`` (:data:`WORDING` for Meta's own)."""
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Recorder | None = None) -> str:
+    return render_with(messages, variables, now, WORDING, spans)
+
+
+def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime, wording: Wording,
+                spans: Recorder | None = None) -> str:
+    """The template with ``wording`` (:data:`WORDING` for Meta's own).
+
+    With ``spans``, each assistant turn's generated range starts after its
+    ``<|start_header_id|>assistant<|end_header_id|>\\n\\n`` and ends after its ``<|eot_id|>``:
+    the turns of role ``assistant`` (L85-98) and every tool-call turn (L99-109, which the
+    template writes under the assistant header whatever the message's role)."""
     blank = wording.blank
     get = variables.get
-    out: list[str] = []
+    out: list[str] = spans.pieces if spans else []
     emit = out.append
-    emit_all = out.extend
+    extend = out.extend
 
+    if spans:
+        spans.source("bos_token")
     emit(to_str(get("bos_token", MISSING)))  # L1 (its newline is stripped by L2's `{%-`)
 
     tools = get("tools", MISSING)
@@ -209,7 +271,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
 
     emit(blank)  # L26
     namespace(variables)  # L28: the call itself (a caller's `namespace` variable shadows it)
-    image_ns = scan_images(messages, offset)  # L28-35
+    image_ns = scan(messages, offset)  # L28-35
 
     emit(blank)  # L36
     if image_ns.has_images and not system_message == "":  # L38-40
@@ -221,10 +283,14 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         if tools is not None:  # L45-47
             emit(_ENVIRONMENT)
         emit(_KNOWLEDGE)  # L48
-        emit("Today Date: " + need_str(date_string, "date_string") + "\n\n")  # L49
+        if spans and "date_string" in variables:  # the caller's; else the clock's
+            spans.source("date_string", 1)
+        extend(("Today Date: ", need_str(date_string, "date_string"), "\n\n"))  # L49
         if tools is not None and not tools_in_user_message:  # L50-58
             emit(wording.system_tools)  # L51-53
-            _tools_json(tools, emit)  # L54-57
+            tools_json(extend, tools, variables, spans)  # L54-57
+        if spans and offset:
+            spans.source("messages[0].content")
         emit(system_message)  # L59
         emit(_EOT)  # L60
 
@@ -233,75 +299,65 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         if len(messages) != 0:  # L66
             first_user_message = trim(item(messages[0], "content"))  # L67: whatever its role
             messages = messages[1:]  # L68
+            first_user_index = offset
             offset += 1
         else:  # L69-70
             raise TemplateError(_MSG_NO_FIRST_USER)
         emit(wording.user_tools)  # L72-76
-        _tools_json(tools, emit)  # L77-80
-        emit(first_user_message + _EOT)  # L81
+        tools_json(extend, tools, variables, spans)  # L77-80
+        if spans:
+            spans.source(f"messages[{first_user_index}].content")
+        extend((first_user_message, _EOT))  # L81
 
     emit(blank)  # L83
     for index, message in enumerate(messages, offset):  # L84-119
         if type(message) is dict:
             role = message.get("role", MISSING)
+            content = message.get("content", MISSING)
             has_tool_calls = "tool_calls" in message
         else:  # message.role is undefined; `in` is a substring/element test, or fails
-            role = MISSING
+            role = content = MISSING
             has_tool_calls = contains(message, "tool_calls", _path(index))
         # L85: not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message)
         if not (role in _TOOL_ROLES or has_tool_calls):
             if type(role) is not str:  # L86: message['role'] (undefined for a non-mapping)
                 raise concat_error(role, _path(index, ".role"))
-            content = message.get("content", MISSING) if type(message) is dict else MISSING
-            if type(content) is str:  # L87-88
-                # pieces, not +: a long content is copied once, by the final join
-                emit_all(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))
-                continue
-            emit("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
-            # L89-97 (the L30 scan already failed on a content that is not iterable)
-            if type(content) is not list and type(content) is not tuple:
-                content = iterate(content, _path(index, ".content"))  # a mapping's keys, or nothing
-            for part in content:
-                if type(part) is dict:  # content['type'] is undefined for anything else
-                    part_type = part.get("type", MISSING)
-                    if part_type == "image":  # L91-92
-                        emit(_IMAGE)
-                    elif part_type == "text":  # L93-94
-                        text = part.get("text", MISSING)
-                        emit(text if type(text) is str else to_str(text))
-            emit(_EOT)  # L98
+            if type(content) is str:  # L86, L87-88, L98
+                # One extend for the header, a string content and <|eot_id|> (the common
+                # case): one call instead of the three of the branch below, which costs 5-9%
+                # more on the chat_100 and chat_1000 workloads (benchmarks/workloads.py).
+                if spans:
+                    spans.source(f"messages[{index}].role", 1)
+                    spans.source(f"messages[{index}].content", 3)
+                    if role == "assistant":
+                        spans.open(3)
+                        spans.close(5)
+                extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))
+            else:
+                if spans:
+                    spans.source(f"messages[{index}].role", 1)
+                    if role == "assistant":
+                        spans.open(3)
+                extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n"))  # L86
+                content_parts(emit, content, index, spans)  # L89-97
+                emit(_EOT)  # L98
+                if spans and role == "assistant":
+                    spans.close()
         elif has_tool_calls:  # L99: the same test again, kept as written
-            tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
-            if not len_or_fail(tool_calls, index) == 1:  # L100-102
-                raise TemplateError(_MSG_SINGLE_CALL)
-            # L103: message.tool_calls[0].function
-            first_call = item(tool_calls, 0)
-            if type(first_call) is dict:
-                tool_call = first_call.get("function", MISSING)
-            else:
-                tool_call = attr(first_call, "function", _path(index, ".tool_calls[0]"))
-            if type(tool_call) is dict:
-                name = tool_call.get("name", MISSING)
-                arguments = tool_call.get("arguments", MISSING)
-            else:
-                name = attr(tool_call, "name", _path(index, ".tool_calls[0].function"))
-                arguments = MISSING
-            if type(name) is not str:  # L105: '{"name": "' + tool_call.name + ...
-                raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
-            emit(_ASSISTANT_HEAD + '{"name": "' + name + '", ' + '"parameters": ')  # L104-106
-            emit(tojson(arguments))  # L107 (undefined arguments fail here)
-            emit("}" + _EOT)  # L108-109
+            tool_call_turn(extend, message, index, spans)  # L100-109
         elif role == "tool" or role == "ipython":  # L110: always true here, kept as written
-            content = message.get("content", MISSING)
             tp = type(content)
+            if spans:
+                spans.source(f"messages[{index}].content", 1)
             # L112: content is mapping or content is iterable (a string too, so it is quoted)
             if tp is str or tp is dict or tp is list or tp is tuple or content is MISSING:
                 # L111, L113 (undefined content fails in tojson), L117
-                emit(_IPYTHON_HEAD + tojson(content) + _EOT)
+                extend((_IPYTHON_HEAD, tojson(content), _EOT))
             else:  # L115: unreachable, the L30 scan failed on such a content
-                emit(_IPYTHON_HEAD + to_str(content) + _EOT)
+                extend((_IPYTHON_HEAD, to_str(content), _EOT))
 
     emit(blank)  # (the variant's comment before the generation prompt; none in the original)
     if get("add_generation_prompt", MISSING):  # L120-122
         emit(_ASSISTANT_HEAD)
     return "".join(out)
+
