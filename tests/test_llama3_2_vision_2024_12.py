@@ -9,14 +9,11 @@ template is exercised here, by this module's own renders.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import chatformats
-from chatformats import ChatFormatError
 
 from . import strategies as s
 from .llama_vision import (image_and_system, llama_conversation, llama_roles, llama_variables,
@@ -136,67 +133,7 @@ def test_pipeline_layer(messages, tools, add_generation_prompt):
 
 
 # ------------------------------------------------------------------ spans
-
-
-def _value(messages, variables, path):
-    """The input value ``path`` names (``messages[2].tool_calls[0].function.name``,
-    ``tools[1]``, ``date_string``)."""
-    head, _, rest = path.partition("[")
-    value = messages if head == "messages" else variables[head]
-    rest = "[" + rest if rest else ""
-    while rest:
-        if rest.startswith("["):
-            index, _, rest = rest[1:].partition("]")
-            value = value[int(index)]
-        else:
-            key, dot, tail = rest[1:].partition(".")
-            key, bracket, tail2 = key.partition("[")
-            value = value[key]
-            rest = ("[" + tail2 if bracket else "") + (("." + tail) if dot else "")
-    return value
-
-
-def assert_spans_laws(messages, variables):
-    """``render_spans`` gives the rendered text (or the same failure), spans that tile it, each
-    sourced span a substring of its value's text, its JSON (compact or indented 4) or its
-    ``str``; each generated range starts right after an assistant header and ends right after
-    an ``<|eot_id|>``."""
-    try:
-        text = chatformats.render(NAME, messages, now=FIXED_NOW, **variables)
-    except ChatFormatError as exc:
-        with pytest.raises(type(exc)):
-            chatformats.render_spans(NAME, messages, now=FIXED_NOW, **variables)
-        return
-    rendering = chatformats.render_spans(NAME, messages, now=FIXED_NOW, **variables)
-    assert rendering.text == text
-    position = 0
-    for span in rendering.spans:
-        assert span.start == position < span.end
-        position = span.end
-        if span.source is not None:
-            value = _value(messages, variables, span.source)
-            forms = [str(value), json.dumps(value, ensure_ascii=False),
-                     json.dumps(value, ensure_ascii=False, indent=4)]
-            if isinstance(value, str):
-                forms.insert(0, value)
-            assert any(text[span.start:span.end] in form for form in forms), span
-    assert position == len(text)
-    for start, end in rendering.assistant_spans:
-        assert text[:start].endswith("<|start_header_id|>assistant<|end_header_id|>\n\n")
-        assert text[:end].endswith("<|eot_id|>")
-
-
-@settings(max_examples=examples(100))
-@given(messages=st.one_of(llama_conversation(), image_and_system(), tool_call_messages()),
-       variables=llama_variables)
-@example(messages=[{"role": "system", "content": " S "}, {"role": "user", "content": "q"},
-                   {"role": "assistant", "content": "a"},
-                   {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "t"}]},
-                   {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"x": 1}}}]},
-                   {"role": "tool", "content": {"r": 1}}],
-         variables={"custom_tools": [{"n": 1}], "date_string": "1 Jan 2025", "bos_token": "<B>"})
-def test_spans_laws(messages, variables):
-    assert_spans_laws(messages, variables)
+# (the laws every format shares are tests/test_spans.py's)
 
 
 def test_assistant_turns_each_get_one_range():

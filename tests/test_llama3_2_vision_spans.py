@@ -152,11 +152,11 @@ def test_which_turns_are_generated(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_tools_of_a_dict(name):
-    """L77-80 over a mapping: its keys are iterated, each key's JSON is sourced to the whole
-    variable (the key's JSON is part of the mapping's)."""
+    """L77-80 over a mapping: its keys are iterated, each key's JSON is sourced as the loop's
+    i-th item, ``tools[i]`` (``docs/spans.md``: ``[i]`` is the i-th item a loop gives)."""
     tools = {"get_weather": {"type": "function"}, "search": None}
     messages = [{"role": "user", "content": "q"}]
     check(name, messages, {"tools": tools}, sourced=[
-        ("tools", dumps("get_weather", 4)), ("tools", dumps("search", 4)),
+        ("tools[0]", dumps("get_weather", 4)), ("tools[1]", dumps("search", 4)),
         ("messages[0].content", "q"),
     ], generated=[])

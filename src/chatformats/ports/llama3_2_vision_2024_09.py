@@ -74,19 +74,25 @@ class Wording:
     ``blank`` is what each of the seven places between the template's sections emits (the
     original's blank lines are stripped: ``""``; the variant's ``{# #}`` comments leave
     ``"\\n"``); ``system_tools`` is the instruction before the tool list in the system block
-    (L51-53); ``user_tools`` is the first user message's head up to the tool list (L72-76).
+    (L51-53); ``user_tools`` is the first user message's head up to the tool list (L72-76);
+    ``system_with_images`` is the later revision's rule (``llama3_2_vision_2024_12.jinja``): a
+    system message the caller supplied is rendered alongside images instead of raising (L38-43).
     """
 
-    __slots__ = ("blank", "system_tools", "user_tools")
+    __slots__ = ("blank", "system_tools", "user_tools", "system_with_images")
 
     blank: str
     system_tools: str
     user_tools: str
 
-    def __init__(self, blank: str, system_tools: str, user_tools: str) -> None:
+    system_with_images: bool
+
+    def __init__(self, blank: str, system_tools: str, user_tools: str,
+                 system_with_images: bool = False) -> None:
         self.blank = blank
         self.system_tools = system_tools
         self.user_tools = user_tools
+        self.system_with_images = system_with_images
 
 
 WORDING = Wording(
@@ -162,7 +168,7 @@ def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: 
     for tool_index, t in enumerate(iterate(tools, "tools")):
         if spans:
             source = "custom_tools" if "custom_tools" in variables else "tools"
-            spans.source(source if type(tools) is dict else f"{source}[{tool_index}]")
+            spans.source(f"{source}[{tool_index}]")
         extend((tojson_indented(t, 4), "\n\n"))
 
 
@@ -274,11 +280,16 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
     image_ns = scan(messages, offset)  # L28-35
 
     emit(blank)  # L36
-    if image_ns.has_images and not system_message == "":  # L38-40
-        raise TemplateError(_MSG_IMAGES)
-
-    emit(blank)  # L41
-    if not image_ns.has_images:  # L43-61: the system block
+    if wording.system_with_images:
+        # The later revision: no check; the system block when the caller supplied a system
+        # message (its ``user_supplied_system_message``, set where L21-22 take it) or no image.
+        system_block = offset == 1 or not image_ns.has_images
+    else:
+        if image_ns.has_images and not system_message == "":  # L38-40
+            raise TemplateError(_MSG_IMAGES)
+        emit(blank)  # L41
+        system_block = not image_ns.has_images
+    if system_block:  # L43-61: the system block
         emit(_SYSTEM_HEAD)  # L44
         if tools is not None:  # L45-47
             emit(_ENVIRONMENT)
