@@ -8,8 +8,7 @@ import argparse
 import importlib
 import os
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._registry import ChatFormat
 from ..errors import ChatFormatError, TemplateError
@@ -21,32 +20,21 @@ from .conversation import (Conversation, Options, _options, _parse_file, _parse_
 from .progress import _Progress, _progress_enabled
 from .show import _template_check
 
-
-@dataclass
-class _Outcome:
-    text: str | None = None
-    kind: str | None = None
-    message: str | None = None
-    exc_type: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.kind is None
-
-    def describe(self) -> str:
-        if self.ok:
-            return f"renders {len(self.text or '')} characters"
-        return f"fails: {self.exc_type}: {self.message}"
+if TYPE_CHECKING:
+    from ..verify import Outcome
 
 
-def _port_outcome(conv: Conversation, opts: Options) -> _Outcome:
+def _port_outcome(conv: Conversation, opts: Options) -> Outcome:
+    # The record is the reference's (``chatformats.verify``, loaded by now): this module is
+    # imported by every command, and rendering never imports jinja2.
+    outcome: type[Outcome] = importlib.import_module("chatformats.verify").Outcome
     try:
         text = render_conversation(conv, opts)
     except TemplateError as exc:
-        return _Outcome(kind="raise_exception", message=str(exc), exc_type=type(exc).__name__)
+        return outcome(kind="raise_exception", message=str(exc), exc_type=type(exc).__name__)
     except (ChatFormatError, InputError) as exc:
-        return _Outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
-    return _Outcome(text=text)
+        return outcome(kind="other", message=str(exc), exc_type=type(exc).__name__)
+    return outcome(text=text)
 
 
 def _load_reference(layer: str) -> Any:
@@ -87,18 +75,18 @@ class _NoReference(Exception):
     pass
 
 
-def _reference_outcome(conv: Conversation, opts: Options) -> _Outcome:
+def _reference_outcome(conv: Conversation, opts: Options) -> Outcome:
     reference = importlib.import_module("chatformats.verify")
     variables = _variables(conv, opts)
     now = opts.clock()
     if opts.layer == "template":
-        got = reference.render(opts.format, conv.messages, variables, now)
+        got: Outcome = reference.render(opts.format, conv.messages, variables, now)
     else:
         got = reference.apply_chat_template(opts.format, conv.messages, variables, now)
-    return _Outcome(got.text, got.kind, got.message, got.exc_type)
+    return got
 
 
-def _compare(port: _Outcome, reference: _Outcome) -> str | None:
+def _compare(port: Outcome, reference: Outcome) -> str | None:
     """``None`` when the port agrees with the reference (the same text, or both fail — with
     the same message where the template raised its own error); else a readable report."""
     if reference.ok and port.ok:
@@ -114,7 +102,7 @@ def _compare(port: _Outcome, reference: _Outcome) -> str | None:
     return f"  reference {reference.describe()}\n  port      {port.describe()}\n"
 
 
-def _both_fail(port: _Outcome, reference: _Outcome) -> str:
+def _both_fail(port: Outcome, reference: Outcome) -> str:
     """Where the port and the reference agree by both failing: the input cannot be rendered,
     which is no agreement to report as success."""
     return f"  reference {reference.describe()}\n  port      {port.describe()}\n"
