@@ -453,7 +453,7 @@ def deep_battery(name: str, with_oracle: bool) -> list[dict[str, Any]]:
                         problems.append({**where, "problem": f"oracle rendered, port gave {got}"
                                          + ("" if got != "ok" else " a different text")})
                 elif got == "ok":
-                    problems.append({**where, "problem": f"oracle failed ({want.describe()}), port rendered"})
+                    problems.append({**where, "problem": f"oracle {want.describe()}, port rendered"})
                 elif got != ERROR_CLASSES.get(want.exc_type or "") or (
                         want.kind == "raise_exception" and message != want.message):
                     problems.append({**where, "problem": f"oracle {want.describe()}, port {got}: {message}"})

@@ -25,7 +25,6 @@ import contextlib
 import functools
 import os
 import sys
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -36,31 +35,10 @@ import jinja2  # noqa: E402
 from transformers.utils import chat_template_utils as tcu  # noqa: E402
 
 import chatformats  # noqa: E402
+from chatformats.verify import Outcome  # noqa: E402
 
 FIXED_NOW = datetime(2026, 3, 7, 14, 5, 9)
 REFERENCE_TEMPLATES = Path(__file__).resolve().parent.parent / "reference_templates"
-
-
-@dataclass
-class Outcome:
-    """What a render gave: ``text``, or an error ``kind`` (``raise_exception`` for the
-    template's own error, ``other`` for any other failure) with its message and the
-    exception's class name."""
-
-    text: str | None = None
-    kind: str | None = None
-    message: str | None = None
-    exc_type: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.kind is None
-
-    def describe(self) -> str:
-        """One line: the text's length, or the failure."""
-        if self.ok:
-            return f"rendered {len(self.text or '')} characters"
-        return f"{self.exc_type}: {self.message}"
 
 
 def failure(exc: BaseException) -> Outcome:

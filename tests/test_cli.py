@@ -8,6 +8,7 @@ the format modules) and from the oracle, never from hard-coded text.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import pickle
@@ -25,6 +26,8 @@ from hypothesis import strategies as st
 
 import chatformats
 from chatformats import cli
+from chatformats.cli import progress as progress_module
+from chatformats.cli import render as render_module
 
 from . import oracle
 from . import strategies as s
@@ -620,15 +623,15 @@ def test_jsonl_line_equals_the_library(data, lineno):
 
 def test_progress_plain_counter(monkeypatch, capsys):
     """Without tqdm, a plain counter on stderr, shown after the first second."""
-    real = cli.importlib.import_module
+    real = importlib.import_module
 
     def no_tqdm(name: str, *args: Any) -> Any:
         if name == "tqdm":
             raise ImportError(name)
         return real(name, *args)
 
-    monkeypatch.setattr(cli.importlib, "import_module", no_tqdm)
-    progress = cli._Progress(True, 10, "lines")
+    monkeypatch.setattr(importlib, "import_module", no_tqdm)
+    progress = progress_module._Progress(True, 10, "lines")
     assert progress.bar is None
     progress.update(1, 0)
     assert capsys.readouterr().err == ""  # not yet: the first second
@@ -640,7 +643,7 @@ def test_progress_plain_counter(monkeypatch, capsys):
 
 def test_progress_tqdm(capsys):
     pytest.importorskip("tqdm")
-    progress = cli._Progress(True, 3, "lines")
+    progress = progress_module._Progress(True, 3, "lines")
     assert progress.bar is not None
     progress.update(3, 1)
     progress.close()
@@ -676,16 +679,12 @@ def test_verify_agrees_on_the_examples(capsysbinary):
 
 def _break_port(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """Make the port of ``name`` drop one character (an auditor's nightmare)."""
-    import importlib
-
     _replace_port(monkeypatch, name, lambda real: lambda m, v, now: real(m, v, now).replace("\n\n", "\n", 1))
 
 
 def _replace_port(monkeypatch: pytest.MonkeyPatch, name: str, make: Any) -> None:
     """Replace the port of ``name`` by ``make(real_port)`` wherever it is looked up (the port
     module, and the registry's port table)."""
-    import importlib
-
     module = importlib.import_module(f"chatformats.ports.{chatformats.get_format(name).module}")
     fake = make(module.render)
     monkeypatch.setattr(module, "render", fake)
@@ -873,10 +872,8 @@ def test_a_bug_in_one_line_does_not_cost_the_others(capsysbinary, monkeypatch, t
             raise KeyError("boom")
         return real(m, v, now)
 
-    import importlib
-
     real = importlib.import_module("chatformats.ports.cogito").render
-    monkeypatch.setattr(cli, "render_conversation",
+    monkeypatch.setattr(render_module, "render_conversation",
                         lambda conv, opts: buggy(conv.messages, {}, NOW))
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(json.dumps([{"role": "user", "content": c}]) for c in ("a", "boom", "b")) + "\n",

@@ -112,7 +112,7 @@ def test_golden_cases_match_the_oracle(name: str) -> None:
             assert got.ok and got.text == want.text, (
                 f"{name} / {case.name}: oracle {want.text!r}, port {got.describe()}: {got.text!r}")
         else:
-            assert not got.ok, f"{name} / {case.name}: oracle failed ({want.describe()}), port rendered"
+            assert not got.ok, f"{name} / {case.name}: oracle {want.describe()}, port rendered"
             if want.kind == "raise_exception" or got.kind == "raise_exception":
                 assert (got.kind, got.message) == (want.kind, want.message), f"{name} / {case.name}"
 

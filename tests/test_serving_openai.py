@@ -58,7 +58,7 @@ def assert_renders_as_transformers(name: str, body: Any, messages: Any, kwargs: 
         if isinstance(err, TemplateError) or expected.kind == "raise_exception":
             assert (type(err) is TemplateError, str(err)) == (expected.kind == "raise_exception", expected.message)
         return
-    assert expected.ok, f"transformers failed ({expected.describe()}), chatformats rendered {got!r}"
+    assert expected.ok, f"transformers {expected.describe()}, chatformats rendered {got!r}"
     assert got == expected.text
 
 

@@ -36,7 +36,7 @@ class ChatFormat:
     """
 
     __slots__ = ("name", "model_ids", "special_tokens", "status", "module", "template_file",
-                 "template_sha256", "variables", "content_format", "variant_of", "calls",
+                 "template_sha256", "variables", "content_format", "modalities", "variant_of", "calls",
                  "control_strings", "control_provenance", "description")
 
     name: str
@@ -56,6 +56,11 @@ class ChatFormat:
     #: How vLLM passes list content to this template (its content-format detection, see
     #: :mod:`chatformats.openai`): ``"openai"`` (parts as dicts) or ``"string"`` (parts joined).
     content_format: str
+    #: The media the model takes in vLLM, each with the placeholder its vLLM implementation puts
+    #: in a ``"string"`` prompt for one item (``get_placeholder_str``); a modality absent here
+    #: (every one, for a text-only model) has no multimodal processor and fails the request
+    #: (:mod:`chatformats.openai`).
+    modalities: Mapping[str, str]
     #: For a format that reproduces no published model's template: the model whose template it
     #: varies (its ``model_ids`` are then empty).
     variant_of: str
@@ -76,11 +81,11 @@ class ChatFormat:
     def __init__(self, name: str, model_ids: tuple[str, ...], special_tokens: Mapping[str, str],
                  status: str, module: str, template_file: str, template_sha256: str,
                  description: str = "", *, variables: tuple[str, ...] | None = None,
-                 content_format: str = "string", variant_of: str = "",
-                 calls: frozenset[str] = frozenset(), control_strings: tuple[str, ...] = (),
-                 control_provenance: str = "") -> None:
+                 content_format: str = "string", modalities: Mapping[str, str] | None = None,
+                 variant_of: str = "", calls: frozenset[str] = frozenset(),
+                 control_strings: tuple[str, ...] = (), control_provenance: str = "") -> None:
         values = (name, model_ids, special_tokens, status, module, template_file, template_sha256,
-                  variables, content_format, variant_of, calls, control_strings,
+                  variables, content_format, modalities or {}, variant_of, calls, control_strings,
                   control_provenance, description)
         for field_name, value in zip(self.__slots__, values):
             object.__setattr__(self, field_name, value)
@@ -166,7 +171,7 @@ class ChatFormat:
         return ChatFormat(self.name, self.model_ids, dict(special_tokens), self.status, self.module,
                           self.template_file, self.template_sha256, self.description,
                           variables=self.variables, content_format=self.content_format,
-                          variant_of=self.variant_of, calls=self.calls,
+                          modalities=self.modalities, variant_of=self.variant_of, calls=self.calls,
                           control_strings=self.control_strings,
                           control_provenance=self.control_provenance)
 
@@ -179,11 +184,13 @@ class ChatFormat:
 def _rebuild(values: tuple[Any, ...]) -> ChatFormat:
     """Unpickle a :class:`ChatFormat` that is not the registry's own (a bound one)."""
     (name, model_ids, special_tokens, status, module, template_file, template_sha256, variables,
-     content_format, variant_of, calls, control_strings, control_provenance, description) = values
+     content_format, modalities, variant_of, calls, control_strings, control_provenance,
+     description) = values
     return ChatFormat(name, model_ids, special_tokens, status, module, template_file,
                       template_sha256, description, variables=variables,
-                      content_format=content_format, variant_of=variant_of, calls=calls,
-                      control_strings=control_strings, control_provenance=control_provenance)
+                      content_format=content_format, modalities=modalities, variant_of=variant_of,
+                      calls=calls, control_strings=control_strings,
+                      control_provenance=control_provenance)
 
 
 # Special tokens: what ``tokenizer.special_tokens_map`` holds for each model's tokenizer in
@@ -292,6 +299,8 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
                        "tools", "tools_in_user_message"),
             content_format="openai",
+            # vllm/model_executor/models/mllama.py (Llama 3.2 Vision): images only
+            modalities={"image": "<|image|>"},
             calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
             control_strings=_LLAMA3_2_VISION_CONTROL,
             control_provenance="tokenizer: the 257 special tokens of Llama 3.2 Vision Instruct "
@@ -313,6 +322,8 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
                        "tools", "tools_in_user_message"),
             content_format="openai",
+            # vllm/model_executor/models/mllama.py (Llama 3.2 Vision): images only
+            modalities={"image": "<|image|>"},
             calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
             control_strings=_LLAMA3_2_VISION_CONTROL,
             control_provenance="tokenizer: the 257 special tokens of Llama 3.2 Vision Instruct "
@@ -331,6 +342,8 @@ _FORMATS: dict[str, ChatFormat] = {
             variables=("add_generation_prompt", "bos_token", "custom_tools", "date_string",
                        "tools", "tools_in_user_message"),
             content_format="openai",
+            # vllm/model_executor/models/mllama.py (Llama 3.2 Vision): images only
+            modalities={"image": "<|image|>"},
             calls=frozenset({"namespace", "raise_exception", "strftime_now"}),
             control_strings=_LLAMA3_2_VISION_CONTROL,
             control_provenance="tokenizer: the 257 special tokens of Llama 3.2 Vision Instruct "
@@ -355,6 +368,8 @@ _FORMATS: dict[str, ChatFormat] = {
             description="OpenBMB MiniCPM-V 4.6 Thinking",
             variables=("add_generation_prompt", "enable_thinking", "tools"),
             content_format="string",
+            # vllm/model_executor/models/minicpmv.py, MiniCPMVBaseModel.get_placeholder_str
+            modalities={"image": "(<image>./</image>)", "video": "(<video>./</video>)"},
             calls=frozenset({"namespace", "raise_exception"}),
             control_strings=_MINICPM_V4_6_CONTROL,
             control_provenance="template only (the model's tokenizer config was not found): the "

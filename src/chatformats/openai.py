@@ -91,18 +91,6 @@ _SKIP_NONE = ("text", "refusal")
 _UNTYPED_MEDIA = ("image_url", "image_pil", "image_embeds", "audio_embeds", "audio_url",
                   "input_audio", "video_url")
 
-#: The media each format's model takes in vLLM, with the placeholder its implementation puts in
-#: a ``"string"`` prompt for one item (``get_placeholder_str``); a modality absent here (every
-#: one, for a text-only model) has no multimodal processor and fails the request.
-_MODALITIES: dict[str, dict[str, str]] = {
-    # vllm/model_executor/models/mllama.py (Llama 3.2 Vision): images only
-    "llama-3.2-vision-2024-09": {"image": "<|image|>"},
-    "llama-3.2-vision-2024-12": {"image": "<|image|>"},
-    "llama-3.2-vision-variant": {"image": "<|image|>"},
-    # vllm/model_executor/models/minicpmv.py, MiniCPMVBaseModel.get_placeholder_str
-    "minicpm-v-4.6-thinking": {"image": "(<image>./</image>)", "video": "(<video>./</video>)"},
-}
-
 #: jinja2's own default globals: ``meta.find_undeclared_variables`` never lists them, so vLLM's
 #: filter drops a ``chat_template_kwargs`` entry of such a name before the template sees it.
 _JINJA2_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
@@ -210,7 +198,7 @@ def _content(fmt: ChatFormat, content_format: str, parts: list[Any], where: str)
             if value:
                 texts.append(value)
         else:
-            placeholder = _MODALITIES.get(fmt.name, {}).get(value)
+            placeholder = fmt.modalities.get(value)
             if placeholder is None:
                 raise InvalidRequest(
                     f"{where}[{i}]: {fmt.name} takes no {value} input (the server has no "

@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from datetime import datetime
 from types import FunctionType, MethodType
-from typing import TYPE_CHECKING, Any, List, Mapping as _Mapping, Sequence, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping as _Mapping, Sequence, Union, cast, overload
 
 from . import _core
 from ._core import NESTING_LIMIT
@@ -112,65 +112,95 @@ def _room(depth: int) -> int:
     return NESTING_LIMIT - depth + 1
 
 
-def _plain(value: Any, room: int) -> Any:
-    """transformers' ``_plain_template_data``, branch for branch and in its order (exact
-    dicts, lists and tuples first: no subclass test can match them); ``room`` as
-    :func:`_room` (counted down, so the check costs no global lookup)."""
-    tp = type(value)
-    if tp in _EXACT_SCALARS:
-        return value
-    if not room and (tp is dict or tp is list or tp is tuple):
-        raise _too_deep()
-    below = room - 1
-    if tp is dict:
-        out = {}
-        for key, item in value.items():
-            if type(item) not in _EXACT_SCALARS:
-                item = _plain(item, below)
-            if type(key) is not str:
-                key = _plain(key, below)
-            out[key] = item
-        return out
-    if tp is list:
-        return [item if type(item) in _EXACT_SCALARS else _plain(item, below) for item in value]
-    if tp is tuple:
-        return tuple([item if type(item) in _EXACT_SCALARS else _plain(item, below) for item in value])
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if not room and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
-        raise _too_deep()
-    if isinstance(value, Mapping):
-        return {_plain(key, below): _plain(item, below) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item, below) for item in value]
-    if isinstance(value, tuple):
-        return tuple([_plain(item, below) for item in value])
-    if _is_numpy_scalar(value):
-        return _plain(value.item(), room)
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name), below) for f in fields(value)}
-    if callable(getattr(value, "model_dump", None)):
-        return _plain(value.model_dump(), room)
-    return f"<{type(value).__name__}>"
+#: The room the first walk alone is given: it has no nesting limit of its own (transformers'
+#: ``_message_objects_to_dicts`` recurses until Python's recursion limit).
+_NO_LIMIT = sys.maxsize
 
 
-def _objects_to_dicts(value: Any) -> Any:
-    """transformers' ``_message_objects_to_dicts`` (used as is only on slow paths)."""
-    if isinstance(value, Mapping):
-        return {key: _objects_to_dicts(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_objects_to_dicts(item) for item in value]
-    if isinstance(value, tuple):
-        return tuple([_objects_to_dicts(item) for item in value])
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _objects_to_dicts(getattr(value, f.name)) for f in fields(value)}
-    if callable(getattr(value, "model_dump", None)):
-        return _objects_to_dicts(value.model_dump())
-    return value
+def _walker(dicts: bool, plain: bool) -> Callable[[Any, int], Any]:
+    """transformers' two walks over template data, either one or both composed in one pass:
+    ``walk(value, room)``.
+
+    - ``dicts``: ``_message_objects_to_dicts``: mappings, dataclass instances and objects with a
+      callable ``model_dump`` become dicts, recursively; keys and every other value untouched.
+    - ``plain``: ``_plain_template_data``, branch for branch and in its order: ``str``/``int``/
+      ``float`` subclasses reduced to the base type, numpy scalars to Python ones, mappings and
+      dataclass instances to dicts (keys converted too), lists and tuples kept, ``model_dump``
+      objects dumped, any other object replaced by ``"<TypeName>"``.
+    - both: ``_plain_template_data(_message_objects_to_dicts(value))``.  Containers and message
+      objects are walked in the first walk's order (so user code runs in transformers' order),
+      keys are converted by the second walk alone, and what the first walk leaves as it is gets
+      the second's treatment (which cannot fail on it).
+
+    Exact dicts, lists and tuples come first: no subclass test of either walk can match them, so
+    each walk's order is kept.  ``room`` as :func:`_room` (counted down, so the check costs no
+    global lookup); the first walk alone is given :data:`_NO_LIMIT`.  The flags are fixed when
+    the walk is made (one walk per combination, below) rather than passed down: every level of
+    nesting would pay for them otherwise (the ``tool_agent`` workload's tools and tool calls).
+    """
+
+    def walk(value: Any, room: int) -> Any:
+        tp = type(value)
+        if tp in _EXACT_SCALARS:
+            return value
+        if not room and (tp is dict or tp is list or tp is tuple):
+            raise _too_deep()
+        below = room - 1
+        if tp is dict:
+            out = {}
+            for key, item in value.items():
+                if type(item) not in _EXACT_SCALARS:
+                    item = walk(item, below)
+                if type(key) is not str and plain:
+                    key = _plain(key, below)
+                out[key] = item
+            return out
+        if tp is list:
+            return [item if type(item) in _EXACT_SCALARS else walk(item, below) for item in value]
+        if tp is tuple:
+            return tuple([item if type(item) in _EXACT_SCALARS else walk(item, below)
+                          for item in value])
+        if plain and not dicts:  # the second walk's own first branches
+            if isinstance(value, str):
+                return str.__str__(value)
+            if isinstance(value, int):
+                return int.__int__(value)
+            if isinstance(value, float):
+                return float.__float__(value)
+        if not room and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
+            raise _too_deep()
+        if isinstance(value, Mapping):
+            return {(_plain(key, below) if plain else key): walk(item, below)
+                    for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item, below) for item in value]
+        if isinstance(value, tuple):
+            return tuple([walk(item, below) for item in value])
+        if dicts:
+            if is_dataclass(value) and not isinstance(value, type):
+                return {f.name: walk(getattr(value, f.name), below) for f in fields(value)}
+            if callable(getattr(value, "model_dump", None)):
+                return walk(value.model_dump(), room)
+            # Left as it is by the first walk: the second walk's alone.
+            return _plain(value, room) if plain else value
+        if _is_numpy_scalar(value):
+            return walk(value.item(), room)
+        if is_dataclass(value) and not isinstance(value, type):
+            return {f.name: walk(getattr(value, f.name), below) for f in fields(value)}
+        if callable(getattr(value, "model_dump", None)):
+            return walk(value.model_dump(), room)
+        return f"<{type(value).__name__}>"
+
+    return walk
+
+
+#: ``_plain_template_data``.
+_plain = _walker(dicts=False, plain=True)
+#: ``_message_objects_to_dicts`` (alone only on slow paths: a conversation that is not a list,
+#: a message that is a list).
+_to_dicts = _walker(dicts=True, plain=False)
+#: ``_plain_template_data(_message_objects_to_dicts(value))``: a message's values.
+_to_plain_dicts = _walker(dicts=True, plain=True)
 
 
 def _is_object(value: Any) -> bool:
@@ -181,50 +211,6 @@ def _is_object(value: Any) -> bool:
         and not (is_dataclass(value) and not isinstance(value, type))
         and callable(getattr(value, "model_dump", None))
     )
-
-
-def _fused(value: Any, room: int) -> Any:
-    """``_plain_template_data(_message_objects_to_dicts(value))`` in one pass.
-
-    The first walk turns mappings, dataclasses and ``model_dump`` objects into dicts (keys
-    untouched) and leaves everything else as is; the second rebuilds plain data.  Composed:
-    containers and message objects are walked in the first walk's order (so user code runs in
-    transformers' order), keys are converted by the second walk alone, and what the first walk
-    leaves alone gets the second's treatment (which cannot fail on it).  ``room`` as
-    :func:`_plain`'s.
-    """
-    tp = type(value)
-    if tp in _EXACT_SCALARS:
-        return value
-    if not room and (tp is dict or tp is list or tp is tuple):
-        raise _too_deep()
-    below = room - 1
-    if tp is dict:
-        out = {}
-        for key, item in value.items():
-            if type(item) not in _EXACT_SCALARS:
-                item = _fused(item, below)
-            if type(key) is not str:
-                key = _plain(key, below)
-            out[key] = item
-        return out
-    if tp is list:
-        return [item if type(item) in _EXACT_SCALARS else _fused(item, below) for item in value]
-    if tp is tuple:
-        return tuple([item if type(item) in _EXACT_SCALARS else _fused(item, below) for item in value])
-    if not room and (isinstance(value, (Mapping, list, tuple)) or is_dataclass(value)):
-        raise _too_deep()
-    if isinstance(value, Mapping):
-        return {_plain(key, below): _fused(item, below) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_fused(item, below) for item in value]
-    if isinstance(value, tuple):
-        return tuple([_fused(item, below) for item in value])
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _fused(getattr(value, f.name), below) for f in fields(value)}
-    if callable(getattr(value, "model_dump", None)):
-        return _fused(value.model_dump(), room)
-    return _plain(value, room)
 
 
 #: The room of a message's values (level 3: the conversation is level 1, a message level 2).
@@ -263,7 +249,7 @@ def _message(message: Any) -> dict[Any, Any] | PipelineTypeError:
             pairs: Any = message.items()
             break
         if isinstance(message, (list, tuple)):
-            return _not_a_message(_objects_to_dicts(message))
+            return _not_a_message(_to_dicts(message, _NO_LIMIT))
         if is_dataclass(message) and not isinstance(message, type):
             pairs = [(f.name, getattr(message, f.name)) for f in fields(message)]
             break
@@ -283,7 +269,7 @@ def _message(message: Any) -> dict[Any, Any] | PipelineTypeError:
         if tp is str or tp is int or tp is bool or tp is float:
             pass
         elif tp is dict or tp is list or tp is tuple:
-            value = _fused(value, _ROOM_IN_MESSAGE)
+            value = _to_plain_dicts(value, _ROOM_IN_MESSAGE)
         elif value is None:
             continue
         else:
@@ -300,7 +286,7 @@ def _message(message: Any) -> dict[Any, Any] | PipelineTypeError:
                 value = value.model_dump()
             if value is None:
                 continue
-            value = _fused(value, _ROOM_IN_MESSAGE)
+            value = _to_plain_dicts(value, _ROOM_IN_MESSAGE)
         out[key if type(key) is str else _plain(key, _ROOM_IN_MESSAGE)] = value
     if "reasoning_content" in out or "thinking" in out or "reasoning" in out:
         return _alias_reasoning(out)
@@ -319,7 +305,7 @@ def _conversation(conversation: Any) -> list[dict[Any, Any]]:
     # Any other object (a mapping, a generator, a string, ...): transformers' steps one by one.
     normalized = []
     try:
-        converted = iter(_objects_to_dicts(messages))
+        converted = iter(_to_dicts(messages, _NO_LIMIT))
     except TypeError as exc:  # None, a number: transformers fails iterating it
         raise _reworded(f"messages must be a list of messages (dicts), not {_type_name(messages)}",
                         str(exc)) from None

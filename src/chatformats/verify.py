@@ -43,8 +43,11 @@ __all__ = ["Outcome", "apply_chat_template", "make_environment", "render", "requ
 
 class Outcome:
     """What a render gave: ``text``, or an error ``kind`` (``raise_exception`` for the
-    template's own error, ``other`` for any other failure) with its ``message`` and the
-    exception's class name ``exc_type``."""
+    template's own error, ``other`` for any other failure, ``api`` for a misuse of the Python
+    API) with its ``message`` and the exception's class name ``exc_type``.  One record for every
+    side of a comparison: the port and the reference in ``chatformats verify``, and the oracles
+    of the test suite.  Importing it imports jinja2 (this module): the command imports it only
+    when it verifies."""
 
     __slots__ = ("text", "kind", "message", "exc_type")
 
@@ -60,10 +63,20 @@ class Outcome:
         return self.kind is None
 
     def describe(self) -> str:
-        """One line: the text's length, or the failure."""
+        """One line: ``renders N characters``, or ``fails: ExcType: message``."""
         if self.ok:
-            return f"rendered {len(self.text or '')} characters"
-        return f"{self.exc_type}: {self.message}"
+            return f"renders {len(self.text or '')} characters"
+        return f"fails: {self.exc_type}: {self.message}"
+
+    def _fields(self) -> tuple[str | None, str | None, str | None, str | None]:
+        return (self.text, self.kind, self.message, self.exc_type)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
     def __repr__(self) -> str:
         return (f"Outcome(text={self.text!r}, kind={self.kind!r}, message={self.message!r}, "

@@ -38,6 +38,14 @@ class UsageError(Exception):
     """A bad command line (exit status 2)."""
 
 
+class _Stopped(Exception):
+    """A run that could not finish: one line for stderr, and the exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def _describe(exc: BaseException) -> str:
     """One line: the error's kind and message."""
     if isinstance(exc, InputError):

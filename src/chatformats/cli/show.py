@@ -1,0 +1,76 @@
+"""``chatformats formats`` and ``chatformats show FORMAT``: what the registry holds, and whether
+the package's copy of each template is the pinned file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .._registry import ChatFormat, formats, get_format
+from ..errors import ChatFormatError
+from .common import EXIT_OK, _resolve_format
+from .conversation import TEMPLATE_VARIABLES
+
+
+def _cmd_formats(args: argparse.Namespace) -> int:
+    rows = [get_format(name) for name in formats()]
+    if args.json:
+        _print_json([{"name": f.name, "status": f.status, "model_ids": list(f.model_ids),
+                      "variant_of": f.variant_of or None, "description": f.description}
+                     for f in rows])
+        return EXIT_OK
+    for fmt in rows:
+        models = ", ".join(fmt.model_ids) or "-"
+        print(f"{fmt.name:24} {fmt.status:8} {fmt.description or models}")
+    return EXIT_OK
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    fmt = _resolve_format(args.format)
+    info: dict[str, Any] = {
+        "name": fmt.name,
+        "description": fmt.description,
+        "status": fmt.status,
+        "model_ids": list(fmt.model_ids),
+        "variant_of": fmt.variant_of or None,
+        "special_tokens": dict(fmt.special_tokens),
+        "template": str(fmt.template_path),
+        "sha256": fmt.template_sha256,
+        "template_verified": _template_check(fmt) == "verified",
+        "variables": list(TEMPLATE_VARIABLES.get(fmt.name, ())),
+    }
+    if args.json:
+        _print_json(info)
+        return EXIT_OK
+    tokens = "  ".join(f"{k}={json.dumps(v, ensure_ascii=False)}"
+                       for k, v in fmt.special_tokens.items())
+    lines = [
+        ("format", fmt.name),
+        ("description", fmt.description or "-"),
+        ("status", fmt.status),
+        ("model ids", ", ".join(fmt.model_ids) or (
+            f"- (none: a variant of {fmt.variant_of}, whose output differs from its published "
+            "template)" if fmt.variant_of else "- (no published model)")),
+        ("special tokens", tokens or "- (none)"),
+        ("template", info["template"]),
+        ("sha256", f"{fmt.template_sha256} ({_template_check(fmt)})"),
+        ("variables", ", ".join(info["variables"]) + "  (and messages)"),
+    ]
+    for label, value in lines:
+        print(f"{label + ':':16}{value}")
+    return EXIT_OK
+
+
+def _template_check(fmt: ChatFormat) -> str:
+    """``verified`` when the package's text of the template has the pinned sha256, else what is
+    wrong."""
+    try:
+        fmt.template_source()
+    except ChatFormatError as exc:
+        return f"MISMATCH: {exc}"
+    return "verified"
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))
