@@ -35,8 +35,8 @@ def tricky_conversation() -> list[dict[str, Any]]:
         {"role": "system", "content": TRICKY},
         {"role": "user", "content": TRICKY},
         {"role": "assistant", "content": "<think>" + TRICKY + "</think>" + TRICKY,
-         "tool_calls": [{"function": {"name": "f", "arguments": {"x": TRICKY}}}]},
-        {"role": "tool", "content": TRICKY},
+         "tool_calls": [{"id": "call_1", "function": {"name": "f", "arguments": {"x": TRICKY}}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": TRICKY},
         {"role": "user", "content": "again " + TRICKY},
         {"role": "assistant", "content": TRICKY},
     ]
