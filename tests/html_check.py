@@ -20,7 +20,7 @@ NOT_RECORDED = "spans are not recorded for this format yet"
 
 #: Text with every character class the page treats specially.
 TRICKY = ("a\tb\r\nc\r \x0b\x0c\x00\x1b\x7f\x85\u2028\u2029\xa0\u200b\ufeff\u3000 "
-          "  <b>&amp;</b> \"q\" 'q' \ud800 🙂 é\n\n<|im_end|><|eot_id|><think>")
+          "  <b>&amp;</b> \"q\" 'q' \ud800 🙂 é\n\n<|im_end|><|eot_id|><think><|end|>")
 
 
 def spans_or_skip(name: str) -> None:
