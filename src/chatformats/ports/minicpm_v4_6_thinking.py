@@ -257,6 +257,8 @@ def assistant_origin(message: dict[str, Any], raw_content: Any,
     source, at = origin(raw_content, record, rendered, index)
     if type(message.get("reasoning_content", MISSING)) is str:  # L82-83
         return source, at, f"messages[{index}].reasoning_content", 0
+    if type(source) is str:  # every slice of a string content, either half of the split too
+        return source, 0, source, 0
     content = rendered.strip()
     if "</think>" in content:  # L85-88: both halves are slices of the content
         reasoning_at, at = _think_split_at(content, at)
