@@ -219,14 +219,16 @@ class Text:
 
 def role_header(spans: Recorder, extend: Callable[[Iterable[str]], None], index: int, role: str,
                 rest: str) -> str:
-    """Spans: a turn header ``'<|im_start|>' + message.role + rest`` with its role sourced.
+    """Spans: a turn's opening ``'<|im_start|>' + message.role + '\\n' + rest`` with its role
+    sourced.
 
-    The user and assistant branches emit their header as one literal (the branch has tested
-    the role, so the text is the same); with spans, this emits ``<|im_start|>`` and the role as
-    pieces of their own and returns ``rest``, the header's last piece.  (One piece, not three,
-    when spans are off: ``benchmarks/`` chat workloads, a few percent.)"""
+    The user and assistant branches emit it as one literal (the branch has tested the role, so
+    the text is the same); with spans, this emits the header ``<|im_start|>``, the role and
+    ``\\n`` as pieces of their own and returns ``rest`` (``""`` or ``<think>\\n``), the last
+    piece.  (One piece, not four, when spans are off: ``benchmarks/`` chat workloads, a few
+    percent.)"""
     spans.source(f"messages[{index}].role", 1)
-    extend(("<|im_start|>", role))
+    extend(("<|im_start|>", role, "\n"))
     return rest
 
 
@@ -340,9 +342,11 @@ def splice(spans: Recorder, pending: Pending) -> None:
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
            spans: Recorder | None = None) -> str:
-    """The template.  With ``spans``, each assistant turn's generated range starts after its
-    header, or after the ``<think>\\n`` a turn after the last user query opens (what the default
-    generation prompt prefills), and ends after its ``<|im_end|>``."""
+    """The template.  With ``spans``, each assistant turn's generated range starts where the
+    generation prompt (L138-144) leaves the model: after the header for a turn up to the last
+    user query; for a later turn, after its ``<think>\\n``, or with ``enable_thinking`` false
+    after its ``<think>\\n\\n</think>\\n\\n`` (empty reasoning) or after the header (else).  It
+    ends after the turn's ``<|im_end|>``."""
     enable_thinking = variables.get("enable_thinking", MISSING)
     if enable_thinking is MISSING:  # L1-3
         enable_thinking = True
@@ -416,7 +420,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         elif role == "user":  # L78-79
             header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n' (the role is "user")
             if spans:
-                header = role_header(spans, extend, index, role, "\n")
+                header = role_header(spans, extend, index, role, "")
                 source_text(spans, pending, *origin(raw_content, record, rendered, index), content, 1)
             extend((header, content, "<|im_end|>\n"))
         elif role == "assistant":  # L80
@@ -430,17 +434,23 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if index > ns.last_query_index:  # L91-92
                 header = "<|im_start|>assistant\n<think>\n"  # '<|im_start|>' + message.role + '\n<think>\n'
                 if spans:
-                    header = role_header(spans, extend, index, role, "\n<think>\n")
+                    header = role_header(spans, extend, index, role, "<think>\n")
                     source, at, reasoning_source, reasoning_at = assistant_origin(
                         message, raw_content, record, rendered, index)
-                    spans.open(1)
+                    # generated: what follows the generation prompt's prefill (L138-144)
+                    if enable_thinking is not False:
+                        spans.open(1)  # after <think>\n
+                    elif not reasoning_content:
+                        spans.open(3)  # after <think>\n\n</think>\n\n: the content on
+                    else:
+                        spans.open()  # a think block the prefill does not match: all of it
                     source_text(spans, pending, reasoning_source, reasoning_at, reasoning_content, 1)
                     source_text(spans, pending, source, at, content, 3)
                 extend((header, reasoning_content, "\n</think>\n\n", content))
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
                 if spans:
-                    header = role_header(spans, extend, index, role, "\n")
+                    header = role_header(spans, extend, index, role, "")
                     source, at, _, _ = assistant_origin(message, raw_content, record, rendered, index)
                     spans.open(1)
                     source_text(spans, pending, source, at, content, 1)
