@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import jinja2
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chatformats import ChatFormatError, UndefinedValueError
@@ -183,6 +183,7 @@ _THINK_SPLIT = (
 )
 
 
+@settings(max_examples=500)
 @given(st.lists(st.one_of(s.texts, st.sampled_from(["<think>", "</think>", "\n", "\n\n", "x"])), max_size=6)
        .map("".join))
 @example("<think>\nr\n</think>\n\na")
