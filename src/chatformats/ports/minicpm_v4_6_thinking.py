@@ -176,7 +176,7 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
         if arguments is not MISSING:  # `is defined`
             if type(arguments) is not dict:  # L111: |items of a non-mapping fails
                 items(arguments, _call_path(index, call_index, unwrapped) + ".arguments")
-            for args_name, args_value in arguments.items():  # L111
+            for args_index, (args_name, args_value) in enumerate(arguments.items()):  # L111
                 if type(args_name) is not str:  # L112
                     need_str(args_name, f"{_call_path(index, call_index, unwrapped)}.arguments key {args_name!r}")
                 vt = type(args_value)
@@ -187,8 +187,8 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
                     value = tojson(args_value)
                 else:
                     value = to_str(args_value)
-                if spans:  # the name by the port's own path for a key; the value by its key
-                    spans.source(f"{where}.arguments key {args_name!r}", 1)
+                if spans:  # the name: the loop's args_index-th key; the value: the key's value
+                    spans.source(f"{where}.arguments[{args_index}]", 1)
                     spans.source(f"{where}.arguments{_key(args_name)}", 3)
                 extend(("<parameter=", args_name, ">\n", value, "\n</parameter>\n"))  # L112-115
         emit("</function>\n</tool_call>")  # L118
