@@ -351,6 +351,13 @@ SPANS_CASES = {
         [("messages[0].role", "user"), ("messages[0].content", "q"), ("messages[1].role", "assistant"),
          ("messages[1].content[0].text", "x"), ("messages[1].content[3].text", "ans")],
     ),
+    "a text that is not a string, split": (
+        # the template splits the joined text, so a span may be a slice of a part's str()
+        [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "text", "text": ["a</think>b"]}]}],
+        {},
+        [("messages[0].role", "user"), ("messages[0].content", "q"), ("messages[1].role", "assistant"),
+         ("messages[1].content[0].text", "['a"), ("messages[1].content[0].text", "b']")],
+    ),
     "reasoning after the last query": (
         [{"role": "user", "content": "q"},
          {"role": "assistant", "content": "<think>\n r \n</think>\n\n a", "reasoning_content": " field "}],
