@@ -164,6 +164,7 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
         if spans:
             where = _call_path(index, call_index, unwrapped)
             spans.source(where + ".name", 1)
+            args_index = 0
         if call_index == 0:  # L101
             if content.strip():  # L102-103
                 extend(("\n\n<tool_call>\n<function=", name, ">\n"))
@@ -176,7 +177,7 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
         if arguments is not MISSING:  # `is defined`
             if type(arguments) is not dict:  # L111: |items of a non-mapping fails
                 items(arguments, _call_path(index, call_index, unwrapped) + ".arguments")
-            for args_index, (args_name, args_value) in enumerate(arguments.items()):  # L111
+            for args_name, args_value in arguments.items():  # L111
                 if type(args_name) is not str:  # L112
                     need_str(args_name, f"{_call_path(index, call_index, unwrapped)}.arguments key {args_name!r}")
                 vt = type(args_value)
@@ -190,6 +191,7 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
                 if spans:  # the name: the loop's args_index-th key; the value: the key's value
                     spans.source(f"{where}.arguments[{args_index}]", 1)
                     spans.source(f"{where}.arguments{_key(args_name)}", 3)
+                    args_index += 1
                 extend(("<parameter=", args_name, ">\n", value, "\n</parameter>\n"))  # L112-115
         emit("</function>\n</tool_call>")  # L118
 
