@@ -253,6 +253,17 @@ def origin(raw_content: Any, record: list[tuple[str, str | None]] | None, render
     return Text(record or ()), _lead(rendered)
 
 
+def source_content(spans: Recorder, pending: Pending, raw_content: Any,
+                   record: list[tuple[str, str | None]] | None, rendered: str, index: int,
+                   content: str, ahead: int) -> None:
+    """Spans: record where ``content`` (``rendered|trim``, see :func:`origin`), the piece
+    ``ahead`` pieces on, came from."""
+    if type(raw_content) is str:
+        spans.source(f"messages[{index}].content", ahead)
+    else:
+        source_text(spans, pending, Text(record or ()), _lead(rendered), content, ahead)
+
+
 def assistant_origin(message: dict[str, Any], raw_content: Any,
                      record: list[tuple[str, str | None]] | None, rendered: str,
                      index: int) -> tuple[str | Text, int, str | Text | None, int]:
@@ -381,7 +392,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = rendered.strip()
             if content:
                 if spans:
-                    source_text(spans, pending, *origin(raw_content, record, rendered, 0), content, 1)
+                    source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
                 extend(("\n\n", content))
         emit("<|im_end|>\n")  # L51
     else:
@@ -392,7 +403,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             rendered = render_content(raw_content, True, 0, variables, record)
             content = rendered.strip()
             if spans:
-                source_text(spans, pending, *origin(raw_content, record, rendered, 0), content, 1)
+                source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
             extend(("<|im_start|>system\n", content, "<|im_end|>\n"))
 
     namespace(variables)  # L58: the call itself (a caller's `namespace` variable shadows it)
@@ -423,7 +434,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n' (the role is "user")
             if spans:
                 header = role_header(spans, extend, index, role, "")
-                source_text(spans, pending, *origin(raw_content, record, rendered, index), content, 1)
+                source_content(spans, pending, raw_content, record, rendered, index, content, 1)
             extend((header, content, "<|im_end|>\n"))
         elif role == "assistant":  # L80
             reasoning_content = ""  # L81
@@ -472,7 +483,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if previous and attr(previous, "role") != "tool":
                 emit("<|im_start|>user")  # L124
             if spans:
-                source_text(spans, pending, *origin(raw_content, record, rendered, index), content, 1)
+                source_content(spans, pending, raw_content, record, rendered, index, content, 1)
             extend(("\n<tool_response>\n", content, "\n</tool_response>"))  # L126-128
             if index != last and attr(messages[index + 1], "role") != "tool":  # L129-130
                 emit("<|im_end|>\n")
