@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import jinja2
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chatformats import ChatFormatError, UndefinedValueError
@@ -174,6 +174,24 @@ def test_item(v, key):
 def test_need_str(v):
     same(jinja("{{ 'a' + v }}", v=v), ours(lambda: "a" + J.need_str(v, "v")))
     same(jinja("{{ v + 'a' }}", v=v), ours(lambda: J.need_str(v, "v") + "a"))
+
+
+_THINK_SPLIT = (
+    "{%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}"
+    "{%- set content = content.split('</think>')[-1].lstrip('\\n') %}"
+    "{{ [reasoning_content, content]|tojson }}"
+)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.one_of(s.texts, st.sampled_from(["<think>", "</think>", "\n", "\n\n", "x"])), max_size=6)
+       .map("".join))
+@example("<think>\nr\n</think>\n\na")
+@example("x</think>y</think>z")
+@example("a<think>b<think>\n\nc\n\n</think>\n")
+@example("no tags")
+def test_think_split(content):
+    same(jinja(_THINK_SPLIT, content=content), ours(lambda: J.tojson(list(J.think_split(content)))))
 
 
 def test_undefined_fails_where_jinja_raises_undefined_error():

@@ -9,6 +9,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+import chatformats
+
+from . import oracle
 from . import strategies as s
 from .parity import assert_parity, assert_template_lines_exercised
 
@@ -315,3 +318,80 @@ def test_fixed_cases(case):
 
 def test_template_lines_exercised():
     assert_template_lines_exercised(NAME)
+
+
+# ---------------------------------------------------------------- spans: one example per branch
+#
+# The shared laws (every format) check that each sourced span is a slice of the value its path
+# names; these check what they cannot: which part of a list content, and which message field,
+# each slice is attributed to, and that the roles in the headers are sourced.  Each expected
+# text is a slice of the input (not of a rendering); the rendering itself is the oracle's.
+
+_TOOL = {"type": "function", "function": {"name": "f", "parameters": {}}}
+
+SPANS_CASES = {
+    "system parts, tools": (
+        [{"role": "system", "content": [{"type": "text", "text": " Be brief. "}, {"type": "text", "text": "Cite."}]},
+         {"role": "user", "content": "q"}],
+        {"tools": [_TOOL]},
+        [("tools[0]", json.dumps(_TOOL)), ("messages[0].content[0].text", "Be brief. "),
+         ("messages[0].content[1].text", "Cite."), ("messages[1].role", "user"), ("messages[1].content", "q")],
+    ),
+    "user parts with pads": (
+        [{"role": "user", "content": [{"type": "text", "text": "\n a"}, {"type": "image"}, {"video": "v.mp4"},
+                                      {"type": "text", "text": "b \n"}]}],
+        {},
+        [("messages[0].role", "user"), ("messages[0].content[0].text", "a"), ("messages[0].content[3].text", "b")],
+    ),
+    "reasoning split across parts": (
+        [{"role": "user", "content": "q"},
+         {"role": "assistant", "content": [{"type": "text", "text": "x</think>"}, {"type": "text", "text": "<think>\nr"},
+                                           {"type": "image"}, {"type": "text", "text": "s\n</think>\n\nans "}]}],
+        {},
+        [("messages[0].role", "user"), ("messages[0].content", "q"), ("messages[1].role", "assistant"),
+         ("messages[1].content[0].text", "x"), ("messages[1].content[3].text", "ans")],
+    ),
+    "a text that is not a string, split": (
+        # the template splits the joined text, so a span may be a slice of a part's str()
+        [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "text", "text": ["a</think>b"]}]}],
+        {},
+        [("messages[0].role", "user"), ("messages[0].content", "q"), ("messages[1].role", "assistant"),
+         ("messages[1].content[0].text", "['a"), ("messages[1].content[0].text", "b']")],
+    ),
+    "reasoning after the last query": (
+        [{"role": "user", "content": "q"},
+         {"role": "assistant", "content": "<think>\n r \n</think>\n\n a", "reasoning_content": " field "}],
+        {"add_generation_prompt": True},
+        [("messages[0].role", "user"), ("messages[0].content", "q"), ("messages[1].role", "assistant"),
+         # a string reasoning_content wins: the content is not split (L82-88)
+         ("messages[1].reasoning_content", "field"), ("messages[1].content", "<think>\n r \n</think>\n\n a")],
+    ),
+    "tool calls and responses": (
+        [{"role": "user", "content": "q"},
+         {"role": "assistant", "content": "", "tool_calls": [
+             {"function": {"name": "f", "arguments": {"city": "Oslo", "a b": [1], "n": None}}}, {"name": "g"}]},
+         {"role": "tool", "content": " 21 C "}, {"role": "user", "content": "q2"},
+         {"role": "assistant", "content": "<think>old</think>new"}],
+        {},
+        [("messages[0].role", "user"), ("messages[0].content", "q"), ("messages[1].role", "assistant"),
+         ("messages[1].tool_calls[0].function.name", "f"),
+         ("messages[1].tool_calls[0].function.arguments[0]", "city"),
+         ("messages[1].tool_calls[0].function.arguments.city", "Oslo"),
+         ("messages[1].tool_calls[0].function.arguments[1]", "a b"),
+         ("messages[1].tool_calls[0].function.arguments['a b']", "[1]"),
+         ("messages[1].tool_calls[0].function.arguments[2]", "n"),
+         ("messages[1].tool_calls[0].function.arguments.n", "None"),
+         ("messages[1].tool_calls[1].name", "g"), ("messages[2].content", "21 C"),
+         ("messages[3].role", "user"), ("messages[3].content", "q2"), ("messages[4].role", "assistant"),
+         ("messages[4].content", "old"), ("messages[4].content", "new")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SPANS_CASES))
+def test_spans_sources(case):
+    messages, variables, expected = SPANS_CASES[case]
+    reference = oracle.render(NAME, messages, record_coverage=False, **variables)
+    rendering = chatformats.render_spans(NAME, messages, now=oracle.FIXED_NOW, **variables)
+    assert rendering.text == reference.text
+    assert [(s.source, rendering.text[s.start:s.end]) for s in rendering.spans if s.source] == expected

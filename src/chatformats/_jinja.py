@@ -45,6 +45,7 @@ __all__ = [
     "need_str",
     "concat_error",
     "namespace",
+    "think_split",
     "type_name",
 ]
 
@@ -332,6 +333,24 @@ def namespace(variables: Mapping[str, Any]) -> None:
         from ._core import not_callable
 
         raise not_callable("namespace", variables["namespace"])
+
+
+def think_split(content: str) -> tuple[str, str]:
+    """The reasoning and the answer of an assistant content that holds ``</think>``, as the
+    Qwen3 2507 and MiniCPM-V 4.6 templates split it::
+
+        {%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}
+        {%- set content = content.split('</think>')[-1].lstrip('\\n') %}
+
+    The reasoning is what precedes the first ``</think>`` and follows the last ``<think>``
+    before it; the answer is what follows the last ``</think>`` (so text between two
+    ``</think>`` is dropped).  Both are substrings of ``content``::
+
+        '<think>\\nr\\n</think>\\n\\na' -> ('r', 'a')    'x</think>y</think>z' -> ('x', 'z')
+    """
+    # str.partition / rpartition take the same halves as split()[0] / split()[-1]
+    head = content.partition("</think>")[0].rstrip("\n")
+    return head.rpartition("<think>")[2].lstrip("\n"), content.rpartition("</think>")[2].lstrip("\n")
 
 
 _INF = float("inf")

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from .._jinja import MISSING, attr, item, iterate, length, namespace, need_str, to_str, tojson
+from .._jinja import (
+    MISSING, attr, item, iterate, length, namespace, need_str, think_split, to_str, tojson,
+)
 from .._spans import Recorder
 
 # L6
@@ -204,10 +206,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             if type(message_reasoning) is str:  # L35-36
                 reasoning_content = message_reasoning
             elif "</think>" in content:  # L38-41
-                reasoning_content = (
-                    content.split("</think>")[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
-                )
-                content = content.split("</think>")[-1].lstrip("\n")
+                reasoning_content, content = think_split(content)
                 reasoning_path = f"messages[{index}].content"
             if spans:
                 spans.source(f"messages[{index}].role", 1)

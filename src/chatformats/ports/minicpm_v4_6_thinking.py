@@ -1,15 +1,24 @@
 """Port of ``reference_templates/minicpm_v4_6_thinking.jinja`` (OpenBMB MiniCPM-V 4.6 Thinking).
 
 Laid out like the template: the ``enable_thinking`` default (lines 1-3), the ``render_content``
-macro (4-32) as :func:`_render_content`, the empty-conversation check (33-35), the system block
-(36-57), the reversed scan for the last real user query (58-71, as :class:`Namespace`), the
-message loop (72-137) and the generation prompt (138-145).  ``Lnn`` comments cite template lines.
+macro (4-32) as :func:`render_content`, the empty-conversation check (33-35), the system block
+(36-57), the reversed scan for the last real user query (58-71: :func:`scan`, giving a
+:class:`Namespace`), the message loop (72-137, the tool calls of an assistant turn in
+:func:`tool_calls_block`) and the generation prompt (138-145).  ``Lnn`` comments cite template
+lines.
+
+Spans (``chatformats.render_spans``): a content the macro renders from a list of parts is
+several sources (each part's text, ``messages[i].content[k].text``; the image and video pads
+and the ``\\n`` between parts are the template's), and what the template emits is a slice of it
+(``|trim``, the ``</think>`` split): :class:`Text` tracks where each slice came from, and a piece
+drawn from several parts is cut into one piece per source before the pieces are joined
+(:func:`splice`).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .._jinja import (
     MISSING,
@@ -21,9 +30,11 @@ from .._jinja import (
     iterate,
     namespace,
     need_str,
+    think_split,
     to_str,
     tojson,
 )
+from .._spans import Recorder
 from ..errors import TemplateError
 
 _IMAGE_PAD = "<|image_pad|>"
@@ -61,12 +72,12 @@ class Namespace:
         self.last_query_index = last_query_index
 
 
-def _content_path(index: int) -> str:
-    return f"messages[{index}].content"
+def render_content(content: Any, is_system_content: bool, index: int, variables: Mapping[str, Any],
+                   record: list[tuple[str, str | None]] | None = None) -> str:
+    """L4-32, the ``render_content`` macro: a message content as text.
 
-
-def _render_content(content: Any, is_system_content: bool, index: int, variables: Mapping[str, Any]) -> str:
-    """L4-32, the ``render_content`` macro: a message content as text."""
+    With ``record`` (spans), each part's ``(text, path)`` is appended to it: the path of a
+    part's text, ``None`` for a pad or an empty text."""
     if type(content) is str:  # L5-6
         return content
     # L7: `content is iterable and content is not mapping` (a list, a tuple, or undefined —
@@ -77,52 +88,45 @@ def _render_content(content: Any, is_system_content: bool, index: int, variables
         for part_index, part in enumerate(content):  # L9
             tp = type(part)
             if tp is dict:
-                # L10: `'image' in item` is a key test; `item.type` the item's "type"
-                if "image" in part or "image_url" in part or part.get("type", MISSING) == "image":
-                    if is_system_content:  # L11-13
-                        raise TemplateError("System message cannot contain images.")
-                    parts.append(_IMAGE_PAD)  # L14
-                elif "video" in part or part.get("type", MISSING) == "video":  # L15
-                    if is_system_content:  # L16-18
-                        raise TemplateError("System message cannot contain videos.")
-                    parts.append(_VIDEO_PAD)  # L19
-                elif "text" in part:  # L20
-                    parts.append(to_str(part["text"]))  # L21: item.text, then |join's str()
-                else:  # L22-23
-                    raise TemplateError("Unexpected item type in content.")
-            else:
-                # L10, L15, L20 on a non-dict: `in` is a substring test on a string, an equality
-                # test on a list or tuple, and fails on a number, bool or None; `item.type` and
-                # `item.text` are undefined (so == is false and the text renders "").
-                path = ""
-                if not (tp is str or tp is list or tp is tuple):
-                    path = f"{_content_path(index)}[{part_index}]"
-                if contains(part, "image", path) or contains(part, "image_url", path):
-                    if is_system_content:  # L11-13
-                        raise TemplateError("System message cannot contain images.")
-                    parts.append(_IMAGE_PAD)  # L14
-                elif contains(part, "video", path):  # L15
-                    if is_system_content:  # L16-18
-                        raise TemplateError("System message cannot contain videos.")
-                    parts.append(_VIDEO_PAD)  # L19
-                elif contains(part, "text", path):  # L20
-                    parts.append("")  # L21: item.text is undefined, str() of it is ""
-                else:  # L22-23
-                    raise TemplateError("Unexpected item type in content.")
+                kind = part.get("type", MISSING)  # item.type: the dict's "type"
+            elif tp is str or tp is list or tp is tuple:
+                kind = MISSING  # item.type of a string, list or tuple is undefined (never == 'image')
+            else:  # L10: `'image' in item` fails on a number, bool or None
+                contains(part, "image", f"messages[{index}].content[{part_index}]")
+            # L10, L15, L20: `in` is a key test on a dict, a substring test on a string, an
+            # equality test on a list or tuple
+            text = False
+            if "image" in part or "image_url" in part or kind == "image":
+                if is_system_content:  # L11-13
+                    raise TemplateError("System message cannot contain images.")
+                piece = _IMAGE_PAD  # L14
+            elif "video" in part or kind == "video":  # L15
+                if is_system_content:  # L16-18
+                    raise TemplateError("System message cannot contain videos.")
+                piece = _VIDEO_PAD  # L19
+            elif "text" in part:  # L20
+                # L21: `item.text` (undefined, so "", unless a dict), then |join's str()
+                piece = to_str(part["text"]) if tp is dict else ""
+                text = tp is dict
+            else:  # L22-23
+                raise TemplateError("Unexpected item type in content.")
+            parts.append(piece)
+            if record is not None:
+                record.append((piece, f"messages[{index}].content[{part_index}].text" if text else None))
         return "\n".join(parts)  # L26
     if content is None or content is MISSING:  # L27-28
         return ""
     raise TemplateError("Unexpected content type.")  # L29-30
 
 
-def _scan_last_query(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
+def scan(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
     """L58-68, the reversed scan.  Each user message's content is rendered (so its errors fire
     here, last message first) until the first real query is found."""
     n = len(messages)
     for index in range(n - 1, -1, -1):  # L59-60
         message = messages[index]
         if type(message) is dict and message.get("role", MISSING) == "user":  # L61
-            content = _render_content(message.get("content", MISSING), False, index, variables).strip()  # L62
+            content = render_content(message.get("content", MISSING), False, index, variables).strip()  # L62
             if not (content.startswith("<tool_response>") and content.endswith("</tool_response>")):  # L63
                 return Namespace(multi_step_tool=False, last_query_index=index)  # L64-65
     return Namespace(multi_step_tool=True, last_query_index=n - 1)
@@ -137,16 +141,234 @@ def _tool_call_name(tool_call: Any, unwrapped: bool, index: int, call_index: int
     return need_str(name, f"messages[{index}].tool_calls[{call_index}]{where}.name")
 
 
-def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime) -> str:
+def _call_path(index: int, call_index: int, unwrapped: bool) -> str:
+    """The path of a tool call in the input (``.function`` when L98-100 unwrapped it)."""
+    return f"messages[{index}].tool_calls[{call_index}]{'.function' if unwrapped else ''}"
+
+
+def _key(key: str) -> str:
+    """A dict key in a path: ``.name`` for an identifier, else ``['a key']``."""
+    return f".{key}" if key.isidentifier() else f"[{key!r}]"
+
+
+def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, index: int,
+                     spans: Recorder | None) -> None:
+    """L97-119: each tool call as ``<tool_call>`` with a ``<parameter=...>`` per argument."""
+    emit = out.append
+    extend = out.extend
+    for call_index, tool_call in enumerate(tool_calls):  # L97
+        unwrapped = type(tool_call) is dict and "function" in tool_call
+        if unwrapped:  # L98-100: `tool_call.function is defined` (even None)
+            tool_call = tool_call["function"]
+        name = _tool_call_name(tool_call, unwrapped, index, call_index)
+        if spans:
+            where = _call_path(index, call_index, unwrapped)
+            spans.source(where + ".name", 1)
+            args_index = 0
+        if call_index == 0:  # L101
+            if content.strip():  # L102-103
+                extend(("\n\n<tool_call>\n<function=", name, ">\n"))
+            else:  # L104-105
+                extend(("<tool_call>\n<function=", name, ">\n"))
+        else:  # L107-108
+            extend(("\n<tool_call>\n<function=", name, ">\n"))
+        # L110: tool_call is a dict here (a non-dict has no name and failed above)
+        arguments = tool_call.get("arguments", MISSING)
+        if arguments is not MISSING:  # `is defined`
+            if type(arguments) is not dict:  # L111: |items of a non-mapping fails
+                items(arguments, _call_path(index, call_index, unwrapped) + ".arguments")
+            for args_name, args_value in arguments.items():  # L111
+                if type(args_name) is not str:  # L112
+                    need_str(args_name, f"{_call_path(index, call_index, unwrapped)}.arguments key {args_name!r}")
+                vt = type(args_value)
+                # L113: `args_value | tojson | safe if args_value is mapping or (args_value is
+                # sequence and args_value is not string) else args_value | string` — the filters
+                # bind tighter than if/else
+                if vt is dict or vt is list or vt is tuple:
+                    value = tojson(args_value)
+                else:
+                    value = to_str(args_value)
+                if spans:  # the name: the loop's args_index-th key; the value: the key's value
+                    spans.source(f"{where}.arguments[{args_index}]", 1)
+                    spans.source(f"{where}.arguments{_key(args_name)}", 3)
+                    args_index += 1
+                extend(("<parameter=", args_name, ">\n", value, "\n</parameter>\n"))  # L112-115
+        emit("</function>\n</tool_call>")  # L118
+
+
+# ---------------------------------------------------------------- spans
+
+
+class Text:
+    """Spans: where the characters :func:`render_content` rendered from a list of parts came
+    from, as runs ``(start, end, path)``: each part's text is its own
+    (``messages[i].content[k].text``), the pads and the ``\\n`` between parts the template's
+    (``None``)."""
+
+    __slots__ = ("runs",)
+
+    def __init__(self, parts: Iterable[tuple[str, str | None]]) -> None:
+        runs: list[tuple[int, int, str | None]] = []
+        position = 0
+        for part_index, (piece, path) in enumerate(parts):
+            if part_index:  # L26: join('\n')
+                runs.append((position, position + 1, None))
+                position += 1
+            runs.append((position, position + len(piece), path))
+            position += len(piece)
+        self.runs = runs
+
+
+def role_header(spans: Recorder, extend: Callable[[Iterable[str]], None], index: int, role: str,
+                rest: str) -> str:
+    """Spans: a turn's opening ``'<|im_start|>' + message.role + '\\n' + rest`` with its role
+    sourced.
+
+    The user and assistant branches emit it as one literal (the branch has tested the role, so
+    the text is the same); with spans, this emits the header ``<|im_start|>``, the role and
+    ``\\n`` as pieces of their own and returns ``rest`` (``""`` or ``<think>\\n``), the last
+    piece.  (One piece, not four, when spans are off: ``benchmarks/`` chat workloads, a few
+    percent.)"""
+    spans.source(f"messages[{index}].role", 1)
+    extend(("<|im_start|>", role, "\n"))
+    return rest
+
+
+def end_turn(spans: Recorder, emit: Callable[[str], None]) -> str:
+    """Spans: an assistant turn's ``<|im_end|>\\n`` (L121), its generated range ending after the
+    ``<|im_end|>``: emits that piece, closes the range and returns the newline, the last piece."""
+    emit("<|im_end|>")
+    spans.close()
+    return "\n"
+
+
+def origin(raw_content: Any, record: list[tuple[str, str | None]] | None, rendered: str,
+           index: int) -> tuple[str | Text, int]:
+    """Spans: where ``rendered|trim`` — the text L45-55 and L73 render from
+    ``messages[index].content`` — came from, and where it starts in what that source rendered:
+    the content's path for a string (every slice of it is sourced by that path), else its parts
+    (``record``)."""
+    if type(raw_content) is str:
+        return f"messages[{index}].content", 0
+    return Text(record or ()), _lead(rendered)
+
+
+def source_content(spans: Recorder, pending: Pending, raw_content: Any,
+                   record: list[tuple[str, str | None]] | None, rendered: str, index: int,
+                   content: str, ahead: int) -> None:
+    """Spans: record where ``content`` (``rendered|trim``, see :func:`origin`), the piece
+    ``ahead`` pieces on, came from."""
+    if type(raw_content) is str:
+        spans.source(f"messages[{index}].content", ahead)
+    else:
+        source_text(spans, pending, Text(record or ()), _lead(rendered), content, ahead)
+
+
+def assistant_origin(message: dict[str, Any], raw_content: Any,
+                     record: list[tuple[str, str | None]] | None, rendered: str,
+                     index: int) -> tuple[str | Text, int, str | Text | None, int]:
+    """Spans: where an assistant turn's content and reasoning, as L81-90 leave them, came from
+    and start (``(source, at, reasoning source, reasoning at)``)."""
+    source, at = origin(raw_content, record, rendered, index)
+    if type(message.get("reasoning_content", MISSING)) is str:  # L82-83
+        return source, at, f"messages[{index}].reasoning_content", 0
+    if type(source) is str:  # every slice of a string content, either half of the split too
+        return source, 0, source, 0
+    content = rendered.strip()
+    if "</think>" in content:  # L85-88: both halves are slices of the content
+        reasoning_at, at = _think_split_at(content, at)
+        return source, at, source, reasoning_at
+    return source, at, None, 0
+
+
+def _lead(text: str) -> int:
+    """Where ``text|trim`` starts in ``text``."""
+    return len(text) - len(text.lstrip())
+
+
+def _think_split_at(content: str, at: int) -> tuple[int, int]:
+    """Where :func:`think_split`'s reasoning (after L90's ``|trim``) and answer start,
+    ``content`` starting at ``at``: the reasoning ends where
+    ``content.split('</think>')[0].rstrip('\\n')`` does; the answer is a suffix of ``content``."""
+    reasoning, answer = think_split(content)
+    head = content.partition("</think>")[0].rstrip("\n")
+    return at + len(head) - len(reasoning) + _lead(reasoning), at + len(content) - len(answer)
+
+
+Pending = List[Tuple[int, List[Tuple[int, Optional[str]]]]]
+
+
+def source_text(spans: Recorder, pending: Pending, source: str | Text | None, at: int, value: str,
+                ahead: int) -> None:
+    """Spans: record where ``value``, the piece ``ahead`` pieces on, came from: it is what
+    ``source`` rendered, from ``at``.  A piece drawn from several parts of a content is noted in
+    ``pending``, to be cut by :func:`splice`."""
+    if source is None or not value:
+        return
+    if type(source) is str:
+        spans.source(source, ahead)
+        return
+    end = at + len(value)
+    cuts: list[tuple[int, str | None]] = []  # (length, path) of each source's share, in order
+    for start, stop, path in source.runs:  # type: ignore[union-attr]
+        start, stop = max(start, at), min(stop, end)
+        if start < stop:
+            if cuts and cuts[-1][1] == path:
+                cuts[-1] = (cuts[-1][0] + stop - start, path)
+            else:
+                cuts.append((stop - start, path))
+    if len(cuts) > 1:
+        pending.append((len(spans.pieces) + ahead, cuts))
+    elif cuts and cuts[0][1] is not None:
+        spans.source(cuts[0][1], ahead)
+
+
+def splice(spans: Recorder, pending: Pending) -> None:
+    """Spans: cut each piece noted in ``pending`` into one piece per source, renumbering the
+    recorded sources and generated ranges (the pieces still join to the same text)."""
+    cut_at = dict(pending)
+    pieces, sources = spans.pieces, spans.sources
+    new_pieces: list[str] = []
+    new_sources: dict[int, str] = {}
+    renumber: list[int] = []
+    for index, piece in enumerate(pieces):
+        renumber.append(len(new_pieces))
+        cuts = cut_at.get(index)
+        if cuts is None:
+            if index in sources:
+                new_sources[len(new_pieces)] = sources[index]
+            new_pieces.append(piece)
+            continue
+        position = 0
+        for length, path in cuts:
+            if path is not None:
+                new_sources[len(new_pieces)] = path
+            new_pieces.append(piece[position:position + length])
+            position += length
+    renumber.append(len(new_pieces))
+    pieces[:] = new_pieces
+    sources.clear()
+    sources.update(new_sources)
+    for turn in spans.turns:
+        turn[0], turn[1] = renumber[turn[0]], renumber[turn[1]]
+
+
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Recorder | None = None) -> str:
+    """The template.  With ``spans``, each assistant turn's generated range starts where the
+    generation prompt (L138-144) leaves the model: after the header for a turn up to the last
+    user query; for a later turn, after its ``<think>\\n``, or with ``enable_thinking`` false
+    after its ``<think>\\n\\n</think>\\n\\n`` (empty reasoning) or after the header (else).  It
+    ends after the turn's ``<|im_end|>``."""
     enable_thinking = variables.get("enable_thinking", MISSING)
     if enable_thinking is MISSING:  # L1-3
         enable_thinking = True
     tools = variables.get("tools", MISSING)
-    out: list[str] = []
+    out: list[str] = spans.pieces if spans else []
     emit = out.append
-    # one `{{- a + content + b }}` is emitted as its pieces: the same text without copying a
-    # long content through each `+`
-    emit_pieces = out.extend
+    extend = out.extend
+    pending: Pending = []  # spans: the pieces to cut into one per source (see splice)
+    record: list[tuple[str, str | None]] | None = None
 
     if not messages:  # L33-35
         raise TemplateError("No messages provided.")
@@ -156,22 +378,36 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
     first_role = first.get("role", MISSING) if type(first) is dict else MISSING
     if tools and is_iterable(tools) and not is_mapping(tools):  # L36
         emit(_TOOLS_HEAD)  # L37-38
-        for tool in iterate(tools, "tools"):  # L39-42
+        for tool_index, tool in enumerate(iterate(tools, "tools")):  # L39-42
             emit("\n")
+            if spans:
+                spans.source(f"tools[{tool_index}]")
             emit(tojson(tool))
         emit(_TOOLS_TAIL)  # L43-44
         if first_role == "system":  # L45-50
-            content = _render_content(first.get("content", MISSING), True, 0, variables).strip()
+            raw_content = first.get("content", MISSING)
+            if spans:
+                record = []
+            rendered = render_content(raw_content, True, 0, variables, record)
+            content = rendered.strip()
             if content:
-                emit_pieces(("\n\n", content))
+                if spans:
+                    source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
+                extend(("\n\n", content))
         emit("<|im_end|>\n")  # L51
     else:
         if first_role == "system":  # L53-56
-            content = _render_content(first.get("content", MISSING), True, 0, variables).strip()
-            emit_pieces(("<|im_start|>system\n", content, "<|im_end|>\n"))
+            raw_content = first.get("content", MISSING)
+            if spans:
+                record = []
+            rendered = render_content(raw_content, True, 0, variables, record)
+            content = rendered.strip()
+            if spans:
+                source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
+            extend(("<|im_start|>system\n", content, "<|im_end|>\n"))
 
     namespace(variables)  # L58: the call itself (a caller's `namespace` variable shadows it)
-    ns = _scan_last_query(messages, variables)  # L58-68
+    ns = scan(messages, variables)  # L58-68
     if ns.multi_step_tool:  # L69-71
         raise TemplateError("No user query found in messages.")
 
@@ -185,65 +421,60 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             raw_content = MISSING
         # L73: every message's content is rendered, whatever its role (a string as it is)
         if type(raw_content) is str:
-            content = raw_content.strip()
+            rendered = raw_content
         else:
-            content = _render_content(raw_content, False, index, variables).strip()
+            if spans:
+                record = []
+            rendered = render_content(raw_content, False, index, variables, record)
+        content = rendered.strip()
         if role == "system":  # L74
             if index != 0:  # L75-77: not loop.first
                 raise TemplateError("System message must be at the beginning.")
         elif role == "user":  # L78-79
-            emit_pieces(("<|im_start|>user\n", content, "<|im_end|>\n"))
+            header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n' (the role is "user")
+            if spans:
+                header = role_header(spans, extend, index, role, "")
+                source_content(spans, pending, raw_content, record, rendered, index, content, 1)
+            extend((header, content, "<|im_end|>\n"))
         elif role == "assistant":  # L80
             reasoning_content = ""  # L81
             message_reasoning = message.get("reasoning_content", MISSING)
             if type(message_reasoning) is str:  # L82-83
                 reasoning_content = message_reasoning
-            elif "</think>" in content:  # L85-88 (`content.split('</think>')` computed once)
-                halves = content.split("</think>")
-                reasoning_content = halves[0].rstrip("\n").split("<think>")[-1].lstrip("\n")  # L86
-                content = halves[-1].lstrip("\n")  # L87
+            elif "</think>" in content:  # L85-88
+                reasoning_content, content = think_split(content)
             reasoning_content = reasoning_content.strip()  # L90
             if index > ns.last_query_index:  # L91-92
-                emit_pieces(("<|im_start|>assistant\n<think>\n", reasoning_content, "\n</think>\n\n", content))
+                header = "<|im_start|>assistant\n<think>\n"  # '<|im_start|>' + message.role + '\n<think>\n'
+                if spans:
+                    header = role_header(spans, extend, index, role, "<think>\n")
+                    source, at, reasoning_source, reasoning_at = assistant_origin(
+                        message, raw_content, record, rendered, index)
+                    # generated: what follows the generation prompt's prefill (L138-144)
+                    if enable_thinking is not False:
+                        spans.open(1)  # after <think>\n
+                    elif not reasoning_content:
+                        spans.open(3)  # after <think>\n\n</think>\n\n: the content on
+                    else:
+                        spans.open()  # a think block the prefill does not match: all of it
+                    source_text(spans, pending, reasoning_source, reasoning_at, reasoning_content, 1)
+                    source_text(spans, pending, source, at, content, 3)
+                extend((header, reasoning_content, "\n</think>\n\n", content))
             else:  # L93-94
-                emit_pieces(("<|im_start|>assistant\n", content))
+                header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
+                if spans:
+                    header = role_header(spans, extend, index, role, "")
+                    source, at, _, _ = assistant_origin(message, raw_content, record, rendered, index)
+                    spans.open(1)
+                    source_text(spans, pending, source, at, content, 1)
+                extend((header, content))
             tool_calls = message.get("tool_calls", MISSING)
-            # L96
-            if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):
-                for call_index, tool_call in enumerate(tool_calls):  # L97
-                    unwrapped = type(tool_call) is dict and "function" in tool_call
-                    if unwrapped:  # L98-100: `tool_call.function is defined` (even None)
-                        tool_call = tool_call["function"]
-                    name = _tool_call_name(tool_call, unwrapped, index, call_index)
-                    if call_index == 0:  # L101
-                        if content.strip():  # L102-103
-                            emit("\n\n<tool_call>\n<function=" + name + ">\n")
-                        else:  # L104-105
-                            emit("<tool_call>\n<function=" + name + ">\n")
-                    else:  # L107-108
-                        emit("\n<tool_call>\n<function=" + name + ">\n")
-                    # L110: tool_call is a dict here (a non-dict has no name and failed above)
-                    arguments = tool_call.get("arguments", MISSING)
-                    if arguments is not MISSING:  # `is defined`
-                        # The path of the value in the input (`.function` when L98-100 unwrapped it)
-                        where = f"messages[{index}].tool_calls[{call_index}]{'.function' if unwrapped else ''}"
-                        if type(arguments) is not dict:  # L111: |items of a non-mapping fails
-                            items(arguments, f"{where}.arguments")
-                        for args_name, args_value in arguments.items():  # L111
-                            if type(args_name) is not str:  # L112
-                                need_str(args_name, f"{where}.arguments key {args_name!r}")
-                            emit("<parameter=" + args_name + ">\n")
-                            vt = type(args_value)
-                            # L113: `args_value | tojson | safe if args_value is mapping or
-                            # (args_value is sequence and args_value is not string) else
-                            # args_value | string` — the filters bind tighter than if/else
-                            if vt is dict or vt is list or vt is tuple:
-                                emit(tojson(args_value))  # L114
-                            else:
-                                emit(to_str(args_value))  # L114
-                            emit("\n</parameter>\n")  # L115
-                    emit("</function>\n</tool_call>")  # L118
-            emit("<|im_end|>\n")  # L121
+            if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):  # L96
+                tool_calls_block(out, tool_calls, content, index, spans)  # L97-119
+            end = "<|im_end|>\n"  # L121
+            if spans:
+                end = end_turn(spans, emit)
+            emit(end)
         elif role == "tool":  # L122
             # L123: loop.previtem is undefined (false) for the first message.  The truthiness
             # test is kept literally; a falsy previous message ({}, "", None) cannot get here,
@@ -251,7 +482,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             previous = messages[index - 1] if index else MISSING
             if previous and attr(previous, "role") != "tool":
                 emit("<|im_start|>user")  # L124
-            emit_pieces(("\n<tool_response>\n", content, "\n</tool_response>"))  # L126-128
+            if spans:
+                source_content(spans, pending, raw_content, record, rendered, index, content, 1)
+            extend(("\n<tool_response>\n", content, "\n</tool_response>"))  # L126-128
             if index != last and attr(messages[index + 1], "role") != "tool":  # L129-130
                 emit("<|im_end|>\n")
             elif index == last:  # L131-132: the template's redundant `elif loop.last`
@@ -266,4 +499,6 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime)
             emit("<think>\n\n</think>\n\n")  # L141
         else:
             emit("<think>\n")  # L143
+    if pending:
+        splice(spans, pending)  # type: ignore[arg-type]
     return "".join(out)
