@@ -100,9 +100,6 @@ def chatformats_apply(name: str) -> Optional[Engine]:
 
 def chatformats_spans(name: str) -> Engine:
     import chatformats
-    from chatformats import _registry, _spans
-
-    _spans.check_records(name, _registry.port(name)[0])  # refused at build time, not per call
     render_spans = chatformats.render_spans
 
     def engine(workload: Dict[str, Any]) -> str:
@@ -113,9 +110,6 @@ def chatformats_spans(name: str) -> Engine:
 
 def chatformats_apply_spans(name: str) -> Engine:
     import chatformats
-    from chatformats import _registry, _spans
-
-    _spans.check_records(name, _registry.port(name)[0])
     apply_spans = chatformats.apply_chat_template_spans
 
     def engine(workload: Dict[str, Any]) -> str:

@@ -3,11 +3,9 @@ checked against the rendering they came from."""
 
 from __future__ import annotations
 
-import inspect
 from datetime import datetime
 from typing import Any
 
-import pytest
 from hypothesis import strategies as st
 
 import chatformats
@@ -16,18 +14,10 @@ from chatformats import ChatFormatError
 from . import strategies
 
 NOW = datetime(2026, 3, 7, 14, 5, 9)
-NOT_RECORDED = "spans are not recorded for this format yet"
 
 #: Text with every character class the page treats specially.
 TRICKY = ("a\tb\r\nc\r \x0b\x0c\x00\x1b\x7f\x85\u2028\u2029\xa0\u200b\ufeff\u3000 "
           "  <b>&amp;</b> \"q\" 'q' \ud800 🙂 é\n\n<|im_end|><|eot_id|><think><|end|>")
-
-
-def spans_or_skip(name: str) -> None:
-    """Skip a format whose port does not record spans yet (removed once every port does)."""
-    port = chatformats.get_format(name).port
-    if "spans" not in inspect.signature(port).parameters:
-        pytest.skip(f"{name}: {NOT_RECORDED}")
 
 
 def tricky_conversation() -> list[dict[str, Any]]:
@@ -50,9 +40,7 @@ def render(name: str, messages: Any, **variables: Any) -> tuple[Any, tuple[Any, 
     try:
         return (chatformats.render_spans(name, messages, now=NOW, **variables),
                 chatformats.audit(name, messages, now=NOW, **variables))
-    except ChatFormatError as exc:
-        if NOT_RECORDED in str(exc):
-            pytest.skip(str(exc))
+    except ChatFormatError:
         return None
 
 

@@ -12,14 +12,13 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from datetime import datetime
 from typing import Any
 
 import pytest
-from hypothesis import assume, example, given, note, settings
+from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 import chatformats
@@ -31,24 +30,8 @@ from . import strategies
 
 FORMATS = chatformats.formats()
 NOW = datetime(2026, 3, 7, 14, 5, 9)
-#: What the render core says for a format whose port does not record spans yet.
-NOT_RECORDED = "spans are not recorded for this format yet"
-
-
-def spans_or_skip(name: str) -> None:
-    """Skip a format whose port does not record spans yet (removed once every port does)."""
-    port = chatformats.get_format(name).port
-    if "spans" not in inspect.signature(port).parameters:
-        pytest.skip(f"{name}: {NOT_RECORDED}")
-
-
 def call(name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    try:
-        return fn(*args, **kwargs)
-    except ChatFormatError as exc:
-        if NOT_RECORDED in str(exc):
-            pytest.skip(f"{name}: {exc}")
-        raise
+    return fn(*args, **kwargs)
 
 
 # ------------------------------------------------------------------ the registry's lists
@@ -205,7 +188,6 @@ def test_the_models_own_special_tokens_are_not_findings() -> None:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_rendering_failures_are_the_renders(name: str) -> None:
-    spans_or_skip(name)
     for bad in ([{"role": "user", "content": object()}], "not a list"):
         with pytest.raises(ChatFormatError) as expected:
             chatformats.render(name, bad, now=NOW)
@@ -278,13 +260,10 @@ def _case(draw: st.DrawFn, name: str) -> tuple[Any, dict[str, Any]]:
 @settings(max_examples=100)
 @given(data=st.data())
 def test_plant_render_audit(name: str, data: st.DataObject) -> None:
-    spans_or_skip(name)
     messages, variables = data.draw(_case(name))
     try:
         clean = chatformats.audit(name, messages, now=NOW, **variables)
-    except ChatFormatError as exc:
-        if NOT_RECORDED in str(exc):
-            pytest.skip(str(exc))
+    except ChatFormatError:
         assume(False)
     assert clean == (), "text without control strings gave findings"
     roots = {"messages": messages, **variables}

@@ -146,11 +146,8 @@ def test_map_gives_transformers_assistant_masks(dataset, name):
     mask are what transformers' ``apply_chat_template(..., tokenize=True, return_dict=True,
     return_assistant_tokens_mask=True)`` gives for the same text with the same generated ranges
     in ``{% generation %}`` blocks (``tests/test_spans_masks.py``)."""
-    from .test_spans import records_spans
     from .test_spans_masks import backend, pieces, tokenizer
 
-    if not records_spans(name):
-        pytest.skip(f"{name}: spans are not recorded for this format yet")
     mapped = dataset.map(sft_example, fn_kwargs={"name": name, "tokenizer": backend("bpe")},
                          num_proc=2, load_from_cache_file=False)
     marked = 0

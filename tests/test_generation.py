@@ -15,14 +15,12 @@ transformers 5.24's own ``{% generation %}`` extension.
   variables); at the pipeline layer, ``apply_chat_template_spans`` against
   ``render_jinja_template(..., return_assistant_tokens_mask=True)`` after transformers'
   ``apply_chat_template`` input steps (checked to be transformers' own: the same text as
-  ``tokenizer.apply_chat_template``, and ranges that give its ``assistant_masks``).  A format
-  whose port does not record spans yet is skipped in (b), with that reason.
+  ``tokenizer.apply_chat_template``, and ranges that give its ``assistant_masks``).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import json
 import re
 from datetime import datetime
@@ -35,7 +33,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import chatformats
-from chatformats import ChatFormatError, _registry
+from chatformats import ChatFormatError
 
 from . import oracle
 from . import strategies as s
@@ -300,12 +298,6 @@ def test_copy_renders_as_original_on_known_cases(name):
 # ------------------------------------------------------------------ (b) the ports' ranges are transformers'
 
 
-def records_spans(name: str) -> bool:
-    """Whether format ``name``'s port takes a span recorder (``render(..., spans)``)."""
-    port, _ = _registry.port(name)
-    return "spans" in inspect.signature(port).parameters
-
-
 def around(text: str, ranges: Any, width: int = 24) -> str:
     """Each range of ``text`` with some context: ``...before[inside]after...``."""
     lines = []
@@ -347,23 +339,16 @@ def assert_template_layer_ranges(name: str, messages: Any, variables: dict[str, 
     assert_ranges_equal("template layer", rendering.text, rendering.assistant_spans, indices)
 
 
-def skip_unless_spans(name: str) -> None:
-    if not records_spans(name):
-        pytest.skip(f"the {name} port does not record spans yet")
-
-
 @pytest.mark.parametrize("name", FORMATS)
 @settings(max_examples=examples(150))
 @given(case=st.data())
 def test_port_ranges_are_transformers_generation_indices(name, case):
-    skip_unless_spans(name)
     messages, variables = case.draw(cases(name))
     assert_template_layer_ranges(name, messages, variables)
 
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_port_ranges_on_known_cases(name):
-    skip_unless_spans(name)
     for messages, variables in known_cases(name):
         assert_template_layer_ranges(name, messages, variables)
 
@@ -454,17 +439,10 @@ def test_pipeline_oracle_is_transformers_apply_chat_template(name, messages, kwa
     assert any(out["assistant_masks"]) == any(end > start for start, end in indices)
 
 
-def has_pipeline_spans() -> bool:
-    return hasattr(chatformats, "apply_chat_template_spans")
-
-
 @pytest.mark.parametrize("name", FORMATS)
 @settings(max_examples=examples(40))
 @given(messages=s.conversations, kwargs=pipeline_kwargs)
 def test_pipeline_ranges_are_transformers_generation_indices(name, messages, kwargs):
-    if not has_pipeline_spans():
-        pytest.skip("chatformats.apply_chat_template_spans does not exist yet")
-    skip_unless_spans(name)
     # A list whose first item is a list (or has .messages) is a batch to transformers, rendered
     # one text per conversation; apply_chat_template_spans renders one conversation.
     assume(not (isinstance(messages, (list, tuple)) and messages

@@ -91,7 +91,6 @@ def _check(page: Any, rendering: Any, findings: Any) -> None:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_tricky_characters(browser_page: Any, name: str) -> None:
-    html_check.spans_or_skip(name)
     result = html_check.render(name, html_check.tricky_conversation(), add_generation_prompt=True)
     assert result is not None
     _check(browser_page, *result)
@@ -99,7 +98,6 @@ def test_tricky_characters(browser_page: Any, name: str) -> None:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_focus_shows_the_path(browser_page: Any, name: str) -> None:
-    html_check.spans_or_skip(name)
     result = html_check.render(name, html_check.tricky_conversation())
     assert result is not None
     _load(browser_page, html.page(*result))
@@ -114,7 +112,6 @@ def test_focus_shows_the_path(browser_page: Any, name: str) -> None:
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_generated_conversations(browser_page: Any, name: str, data: st.DataObject) -> None:
-    html_check.spans_or_skip(name)
     result = html_check.render(name, data.draw(html_check.cases))
     if result is not None:
         _check(browser_page, *result)

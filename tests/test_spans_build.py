@@ -23,7 +23,10 @@ def recordings(draw: st.DrawFn) -> Recorder:
             recorder.sources[index] = draw(st.sampled_from(["messages[0].content", "tools[1]", "x"]))
         for _ in range(draw(st.integers(0, 3))):
             first = draw(st.integers(0, n))
-            recorder.turns.append([first, draw(st.integers(first, n))])
+            end = draw(st.integers(first, n))
+            into_first = draw(st.integers(0, len(recorder.pieces[first]) if first < n else 0))
+            into_end = draw(st.integers(0, len(recorder.pieces[end]) if end < n else 0))
+            recorder.turns.append([first, into_first, end, into_end])
     return recorder
 
 
@@ -50,4 +53,5 @@ def test_build_is_the_per_character_definition(recorder: Recorder) -> None:
     offsets = [0]
     for piece in recorder.pieces:
         offsets.append(offsets[-1] + len(piece))
-    assert rendering.assistant_spans == tuple((offsets[a], offsets[b]) for a, b in recorder.turns)
+    assert rendering.assistant_spans == tuple(
+        (offsets[a] + a_in, offsets[b] + b_in) for a, a_in, b, b_in in recorder.turns)

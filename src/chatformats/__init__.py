@@ -160,7 +160,6 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
         port, calls = _PORTS[name]
     except (KeyError, TypeError):
         port, calls = _registry.port(name)
-    _spans.check_records(_registry.get_format(name).name, port)
     if strict:
         _core.check_variables(_registry.get_format(name), variables)
     recorder = _spans.Recorder()

@@ -68,7 +68,8 @@ class Recorder:
     - ``pieces``: the port's output list;
     - ``sources``: piece index -> the path of the input value that piece is (a copy, a slice
       after strip/split, or its JSON);
-    - ``turns``: ``[first piece, end piece)`` of each generated range, in order.
+    - ``turns``: each generated range, in order, as ``[first piece, characters into it, end
+      piece, characters into it]``.
     """
 
     __slots__ = ("pieces", "sources", "turns")
@@ -76,21 +77,24 @@ class Recorder:
     def __init__(self) -> None:
         self.pieces: list[str] = []
         self.sources: dict[int, str] = {}
-        self.turns: list[list[int]] = []
+        self.turns: list[list[int]] = []  # see the class docstring
 
     def source(self, path: str, ahead: int = 0) -> None:
         """The piece ``ahead`` pieces after the end of ``pieces`` (0: the next one appended) is
         (a slice of, or the JSON of) the value at ``path``."""
         self.sources[len(self.pieces) + ahead] = path
 
-    def open(self, ahead: int = 0) -> None:
-        """``{% generation %}``: generated text starts at that piece."""
+    def open(self, ahead: int = 0, within: int = 0) -> None:
+        """``{% generation %}``: generated text starts ``within`` characters into that piece (a
+        boundary inside a literal the plain render emits as one piece)."""
         position = len(self.pieces) + ahead
-        self.turns.append([position, position])
+        self.turns.append([position, within, position, within])
 
-    def close(self, ahead: int = 0) -> None:
-        """``{% endgeneration %}``: the open range ends before that piece."""
-        self.turns[-1][1] = len(self.pieces) + ahead
+    def close(self, ahead: int = 0, within: int = 0) -> None:
+        """``{% endgeneration %}``: the open range ends ``within`` characters into that piece."""
+        turn = self.turns[-1]
+        turn[2] = len(self.pieces) + ahead
+        turn[3] = within
 
 
 class Spans(Sequence[Span]):
@@ -299,7 +303,8 @@ def _turns_of(recorder: Recorder) -> tuple[tuple[int, int], ...]:
     if not turns:
         return ()
     starts = list(accumulate(map(len, recorder.pieces), initial=0))
-    return tuple((starts[first], starts[end]) for first, end in turns)
+    return tuple((starts[first] + into_first, starts[end] + into_end)
+                 for first, into_first, end, into_end in turns)
 
 
 def _spans_of(text: str, recorder: Recorder) -> Spans:
@@ -354,14 +359,3 @@ _next = (1).__add__
 _previous = (-1).__add__
 #: ``Span(*triple)`` without NamedTuple's Python-level ``__new__``.
 _new_span = partial(tuple.__new__, Span)
-
-
-def check_records(name: str, port: Any) -> None:
-    """Raise :class:`~chatformats.ChatFormatError` unless format ``name``'s ``port`` records
-    spans (takes a ``spans`` parameter): a format whose port does not yet cannot give a
-    :class:`Rendering`."""
-    code = getattr(port, "__code__", None)
-    if code is None or "spans" not in code.co_varnames[:code.co_argcount]:
-        from .errors import ChatFormatError
-
-        raise ChatFormatError(f"{name}: spans are not recorded for this format yet")

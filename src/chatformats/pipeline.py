@@ -506,10 +506,6 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
         port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
     except (KeyError, TypeError):
         port, calls = _registry_port(name)
-    if spans:
-        from ._spans import check_records
-
-        check_records(fmt.name, port)
     now = _core.clock(now)
 
     # transformers' own parameters, which never reach the template, in the order it reads them.

@@ -201,21 +201,24 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L33 (so message is a dict)
             reasoning_content = ""  # L34
-            reasoning_path = f"messages[{index}].reasoning_content"
+            split = False
             message_reasoning = message.get("reasoning_content", MISSING)
             if type(message_reasoning) is str:  # L35-36
                 reasoning_content = message_reasoning
             elif "</think>" in content:  # L38-41
                 reasoning_content, content = think_split(content)
-                reasoning_path = f"messages[{index}].content"
+                split = True
             if spans:
                 spans.source(f"messages[{index}].role", 1)
             if index > ns.last_query_index and (index == last_index or reasoning_content):  # L43-44
                 if spans:
-                    spans.open(4 if prefilled else 3)
-                    spans.source(reasoning_path, 4)
-                    spans.source(f"messages[{index}].content", 6)
-                extend(("<|im_start|>", role, "\n", "<think>\n", reasoning_content.strip("\n"),
+                    if prefilled:  # the generation prompt wrote "<think>\n": after it
+                        spans.open(3)
+                    else:  # after the header's "\n"
+                        spans.open(2, 1)
+                    spans.source(f"messages[{index}].{'content' if split else 'reasoning_content'}", 3)
+                    spans.source(f"messages[{index}].content", 5)
+                extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
                         "\n</think>\n\n", content.lstrip("\n")))  # L45
             else:  # L46-47, L49-50
                 if spans:
@@ -224,8 +227,8 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
                 extend(("<|im_start|>", role, "\n", content))
             tool_calls_block(emit, message, content, index, spans)  # L52-70
             if spans:
-                spans.close(1)
-            extend(("<|im_end|>", "\n"))  # L71
+                spans.close(0, 10)  # after "<|im_end|>", not its newline
+            emit("<|im_end|>\n")  # L71
         elif role == "tool":  # L72
             tool_response(emit, messages, index, last_index, content, spans)  # L73-81
 

@@ -349,8 +349,8 @@ def splice(spans: Recorder, pending: Pending) -> None:
     pieces[:] = new_pieces
     sources.clear()
     sources.update(new_sources)
-    for turn in spans.turns:
-        turn[0], turn[1] = renumber[turn[0]], renumber[turn[1]]
+    for turn in spans.turns:  # [first piece, 0, end piece, 0]: this port's ranges start and end on pieces
+        turn[0], turn[2] = renumber[turn[0]], renumber[turn[2]]
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,

@@ -50,8 +50,8 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             extend(("<|im_start|>", role, "\n", content))  # L26
             tool_calls_block(emit, message, content, index, spans)  # L27-45
             if spans:
-                spans.close(1)
-            extend(("<|im_end|>", "\n"))  # L46
+                spans.close(0, 10)  # after "<|im_end|>", not its newline
+            emit("<|im_end|>\n")  # L46
         elif role == "tool":  # L47
             tool_response(emit, messages, index, last_index, content, spans)  # L48-56
 
