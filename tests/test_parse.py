@@ -30,6 +30,10 @@ from . import strategies as s
 
 NOW = datetime(2024, 7, 26, 12, 0, 0)
 
+from .conftest import ci_profile
+
+CI = ci_profile()
+
 _PROFILE_EXAMPLES = settings.default.max_examples
 
 
@@ -38,7 +42,7 @@ def examples(ci: int) -> int:
     a quarter under ``dev``, a fiftieth of the profile's count under ``deep`` (2,000)."""
     if _PROFILE_EXAMPLES > 2_000:
         return _PROFILE_EXAMPLES // 50
-    if _PROFILE_EXAMPLES < 2_000:
+    if not CI:
         return max(10, ci // 4)
     return ci
 # The formats that have a parser (formats sharing a grammar share its tables below).

@@ -50,7 +50,9 @@ FORMATS = chatformats.formats()
 
 #: Examples per format under the ``ci`` profile (the profile's own count otherwise): the pipeline
 #: layer's examples also render with transformers (to catch the values the template received).
-_CI = settings.default.max_examples == 2_000
+from .conftest import ci_profile  # noqa: E402
+
+_CI = ci_profile()
 PER_FORMAT = 150 if _CI else settings.default.max_examples
 PER_FORMAT_PIPELINE = 100 if _CI else settings.default.max_examples
 
