@@ -106,10 +106,10 @@ def test_unknown_variables_warn_in_one_line(capsysbinary, tmp_path):
 def test_formats_by_model_id_in_any_case(capsysbinary, tmp_path):
     messages = tmp_path / "m.json"
     messages.write_text(json.dumps([{"role": "user", "content": "hi"}]), encoding="utf-8")
-    status, out, _ = run(capsysbinary, "render", "DEEPCOGITO/COGITO-V1-PREVIEW-LLAMA-3B", str(messages),
+    status, out, _ = run(capsysbinary, "render", "QWEN/QWEN3-4B-INSTRUCT-2507", str(messages),
                          "--now", NOW_ARG)
     assert status == 0 and out.decode() == chatformats.apply_chat_template(
-        "cogito", [{"role": "user", "content": "hi"}], now=FIXED_NOW)
+        "qwen3-instruct-2507", [{"role": "user", "content": "hi"}], now=FIXED_NOW)
     status, out, err = run(capsysbinary, "show", "qwen3")
     assert status == cli.EXIT_USAGE and "did you mean 'qwen3-tool-agent'" in err and err.count("\n") == 1
 
