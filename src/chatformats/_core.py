@@ -329,7 +329,8 @@ def not_callable(name: str, value: Any) -> TemplateTypeError:
 def call_port(name: Any, port: PortFunction, calls: frozenset[str], messages: Any,
               variables: Mapping[str, Any], now: datetime, spans: Any = None) -> str:
     """``port(messages, variables, now)`` with the environment's globals as the caller's
-    variables leave them, behind the safety net both layers share.
+    variables leave them, behind the safety net both layers share (``port(messages, variables,
+    now, spans)`` when the caller asked for spans: ``spans`` is a ``chatformats._spans.Recorder``).
 
     Shadowed globals: jinja2 looks a name up in the render's variables before the environment's
     globals, so a variable named like a global the template calls (``calls``, from the registry)

@@ -13,11 +13,13 @@ value's path (``messages[3].content``) for the piece about to be emitted::
 
 and where the template's ``{% generation %}`` block would open and close (what the model
 generates in an assistant turn), ``spans.open()`` / ``spans.close()`` (also with an ``ahead``
-count into the next ``extend``).  A piece is either all template text or all one input value's
-(a port splits a piece that would mix them).  Without a recorder the port's only extra work is
-one ``if spans:`` per sourced piece.
+count into the next ``extend``, and ``within``: characters into that piece, so a boundary inside
+a literal needs no extra piece).  A sourced piece is all one input value's text (a port splits a
+piece that would mix an input with template text).  Without a recorder the port's only extra
+work is one ``if spans:`` per sourced piece.
 
-:func:`build` turns the pieces and records into character :class:`Span` s that tile the text.
+:func:`build` wraps the pieces and records in a :class:`Rendering`, which works out its
+character :class:`Span` s and generated ranges when they are first read.
 """
 
 from __future__ import annotations
