@@ -216,6 +216,16 @@ def test_template_branches(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+@pytest.mark.parametrize("messages", [
+    [{"role": "user", "content": "q"}, {"role": "system", "content": "late"}],  # L76
+    [{"role": "user", "content": "q"}, {"role": "bot", "content": "x"}],  # L135
+])
+def test_the_templates_own_errors(messages):
+    """The template's ``raise_exception`` lines, each by a case of its own (the properties above
+    reach them too, but only among many other inputs)."""
+    assert_parity(NAME, messages, {})
+
+
 @given(messages=with_user_query(st.lists(st.fixed_dictionaries(
     {"role": st.just("assistant")},
     optional={"content": st.one_of(s.texts, s.texts, minicpm_contents),
