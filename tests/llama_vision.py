@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import example
 from hypothesis import strategies as st
 
 from . import strategies as s
@@ -119,3 +120,33 @@ def tool_call_messages(draw: st.DrawFn) -> list[Any]:
         else:
             msgs.append({"role": draw(s.roles), "content": draw(s.contents), "tool_calls": draw(s.tool_calls)})
     return msgs
+
+
+#: Inputs of the any-shape property both of Meta's templates (September and December 2024) are
+#: checked on (line numbers: September's; December's are three lower from L43 on).
+ANY_SHAPE_EXAMPLES: list[tuple[Any, dict[str, Any]]] = [
+    ([], {}),  # messages[0]['role'] of undefined
+    ([{"role": "system", "content": "s"}], {"tools": []}),  # L70
+    ([{"role": "tool"}], {}),  # tojson of undefined content
+    ([{"role": "tool", "content": "x"}], {}),  # string result quoted
+    ([{"role": "user", "content": None}], {}),  # L30 iterates None
+    ([{"role": "system", "content": ["a"]}, {"role": "user"}], {}),  # list repr
+    ([{"role": "assistant", "tool_calls": None}], {}),  # |length of None
+    ([{"role": "assistant", "tool_calls": {False: {"function": {"name": "f"}}}}],
+     {}),  # False == 0: the key is found, arguments undefined
+    (["a tool_calls b"], {}),  # substring test: single tool-calls error
+    ([None], {}),  # 'tool_calls' in None fails
+    (["user"], {}),  # message['role'] undefined
+    ([{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}], {"date_string": 5}),
+    ([{"role": "tool", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}],
+     {}),  # a tool message with tool_calls is a call; a JSON-string argument is quoted
+    ([{"role": "ipython", "content": {"a": float("nan")}}],
+     {"custom_tools": "ab", "tools_in_user_message": 0}),  # tools iterated as characters
+]
+
+
+def any_shape_examples(test: Any) -> Any:
+    """``test`` with :data:`ANY_SHAPE_EXAMPLES` as Hypothesis ``@example`` s."""
+    for messages, variables in reversed(ANY_SHAPE_EXAMPLES):
+        test = example(messages=messages, variables=variables)(test)
+    return test

@@ -16,8 +16,8 @@ import chatformats
 from chatformats._registry import ALIASES
 
 from . import strategies as s
-from .llama_vision import (image_and_system, llama_conversation, llama_roles, llama_variables,
-                           shadowing_variables, tool_call_messages)
+from .llama_vision import (any_shape_examples, image_and_system, llama_conversation, llama_roles,
+                           llama_variables, shadowing_variables, tool_call_messages)
 from .parity import assert_parity, assert_template_lines_exercised
 
 NAME = "llama-3.2-vision-2024-09"
@@ -51,24 +51,7 @@ def test_shared_realistic_conversations(messages, variables):
 
 @EXAMPLES
 @given(messages=s.adversarial_messages, variables=llama_variables)
-@example(messages=[], variables={})  # messages[0]['role'] of undefined
-@example(messages=[{"role": "system", "content": "s"}], variables={"tools": []})  # L70
-@example(messages=[{"role": "tool"}], variables={})  # tojson of undefined content
-@example(messages=[{"role": "tool", "content": "x"}], variables={})  # string result quoted
-@example(messages=[{"role": "user", "content": None}], variables={})  # L30 iterates None
-@example(messages=[{"role": "system", "content": ["a"]}, {"role": "user"}], variables={})  # list repr
-@example(messages=[{"role": "assistant", "tool_calls": None}], variables={})  # |length of None
-@example(messages=[{"role": "assistant", "tool_calls": {False: {"function": {"name": "f"}}}}],
-         variables={})  # False == 0: the key is found, arguments undefined
-@example(messages=["a tool_calls b"], variables={})  # substring test: single tool-calls error
-@example(messages=[None], variables={})  # 'tool_calls' in None fails
-@example(messages=["user"], variables={})  # message['role'] undefined
-@example(messages=[{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}],
-         variables={"date_string": 5})
-@example(messages=[{"role": "tool", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}],
-         variables={})  # a tool message with tool_calls is a call; a JSON-string argument is quoted
-@example(messages=[{"role": "ipython", "content": {"a": float("nan")}}],
-         variables={"custom_tools": "ab", "tools_in_user_message": 0})  # tools iterated as characters
+@any_shape_examples
 def test_any_shape(messages, variables):
     assert_parity(NAME, messages, variables)
 
