@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from itertools import islice
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
 from .._spans import Recorder
@@ -56,20 +56,21 @@ class Namespace:
 
     ``tools`` is ``None`` when not passed (L2-4); ``enable_thinking`` is ``False`` when not
     passed (L5-7); ``system_content`` is the first message's content through ``|trim`` when its
-    role is ``system`` (L9-14), and ``system_message`` that with the thinking sentence put in front
-    (L16-24): ``system_prefix`` is that sentence as written in front of it (``""`` when none);
+    role is ``system`` (L9-14), and ``system_prefix`` the thinking sentence L16-24 puts in front of
+    it (``""`` when none): the template's ``system_message`` is the two, and is ``""`` exactly when
+    both are (:attr:`has_system_message`, kept as that test: the port emits the two as pieces);
     ``start`` is where the loop's ``messages`` begins in the caller's list: 1 when L11 sliced
     the system message off, else 0 (the loop reads ``messages`` from there instead of copying
     the slice, whose reference counting alone touches every message twice)."""
 
-    __slots__ = ("tools", "enable_thinking", "system_prefix", "system_content", "system_message",
+    __slots__ = ("tools", "enable_thinking", "system_prefix", "system_content", "has_system_message",
                  "start")
 
     tools: Any
     enable_thinking: Any
     system_prefix: str
     system_content: str
-    system_message: str
+    has_system_message: bool
     start: int
 
     def __init__(self, tools: Any, enable_thinking: Any, system_prefix: str, system_content: str,
@@ -78,7 +79,7 @@ class Namespace:
         self.enable_thinking = enable_thinking
         self.system_prefix = system_prefix
         self.system_content = system_content
-        self.system_message = system_prefix + system_content
+        self.has_system_message = system_prefix != "" or system_content != ""
         self.start = start
 
 
@@ -120,17 +121,16 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         spans.source("bos_token")
     emit(to_str(variables.get("bos_token", MISSING)))  # L1: str() of any value, "" if undefined
     ns = scan(messages, variables)  # L2-24
-    system_message = ns.system_message
     tools = ns.tools
 
     # L26-47: the system block.
-    if tools is not None or system_message != "":
+    if tools is not None or ns.has_system_message:  # system_message != ''
         emit(_SYSTEM_HEADER)  # L27-29
         if spans:
             spans.source("messages[0].content", 1)
         extend((ns.system_prefix, ns.system_content))  # L30
         if tools is not None:  # L31
-            if system_message != "":  # L32-36
+            if ns.has_system_message:  # L32-36: system_message != ""
                 emit(_TOOLS_SEP)
             emit(_TOOLS_HEAD)  # L37-38
             if spans:
