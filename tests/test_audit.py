@@ -75,6 +75,27 @@ def test_llama_token_tables() -> None:
     assert "<|image|>" not in cogito
 
 
+def test_partly_sourced_token_tables() -> None:
+    """The two lists only partly from their tokenizers (``reference_templates/README.md``,
+    "Control strings"): MiniCPM-V 4.6 keeps the Qwen3.5 added tokens at their ids (248044 +
+    position: its config's image and video token ids, 248056 and 248057, and its eos id 248044
+    land on the tokens its tokenizer config names for them), then lists every special token its
+    tokenizer config names; Solar Open lists the three added tokens llama.cpp's converter reads."""
+    minicpm = chatformats.get_format("minicpm-v-4.6-thinking").control_strings
+    ids = {token: 248044 + i for i, token in enumerate(minicpm[:33])}
+    assert (ids["<|endoftext|>"], ids["<|image_pad|>"], ids["<|video_pad|>"]) == (
+        248044, 248056, 248057)
+    assert (ids["<|im_end|>"], ids["<|audio_start|>"], ids["<|audio_pad|>"]) == (
+        248046, 248070, 248076)
+    named = {"<|im_start|>", "<|im_end|>", "<|endoftext|>", "<unk>", "<|audio_start|>",
+             "<|audio_end|>", "<|audio_pad|>", "<|image_pad|>", "<|video_pad|>",
+             "<|vision_start|>", "<|vision_end|>", "<image>", "</image>", "<slice>", "</slice>",
+             "<image_id>", "</image_id>"}
+    assert named <= set(minicpm[:40]) and not named & set(minicpm[40:])
+    solar = chatformats.get_format("solar-open").control_strings
+    assert solar[:3] == ("<|startoftext|>", "<|endoftext|>", "<unk>")
+
+
 # ------------------------------------------------------------------ examples
 
 
