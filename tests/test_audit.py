@@ -78,9 +78,10 @@ def test_llama_token_tables() -> None:
 def test_partly_sourced_token_tables() -> None:
     """The two lists only partly from their tokenizers (``reference_templates/README.md``,
     "Control strings"): MiniCPM-V 4.6 keeps the Qwen3.5 added tokens at their ids (248044 +
-    position: its config's image and video token ids, 248056 and 248057, and its eos id 248044
-    land on the tokens its tokenizer config names for them), then lists every special token its
-    tokenizer config names; Solar Open lists the three added tokens llama.cpp's converter reads."""
+    position: its config's image and video token ids, 248056 and 248057, land on the image and
+    video tokens its tokenizer config names), then lists every special token that config names; Solar Open lists the three added tokens llama.cpp's converter reads,
+    then the tokens whose ids Upstage's vLLM fork pins, in id order, <|flush|> (24, the end of
+    turn, never written by the template) among them."""
     minicpm = chatformats.get_format("minicpm-v-4.6-thinking").control_strings
     ids = {token: 248044 + i for i, token in enumerate(minicpm[:33])}
     assert (ids["<|endoftext|>"], ids["<|image_pad|>"], ids["<|video_pad|>"]) == (
@@ -94,6 +95,10 @@ def test_partly_sourced_token_tables() -> None:
     assert named <= set(minicpm[:40]) and not named & set(minicpm[40:])
     solar = chatformats.get_format("solar-open").control_strings
     assert solar[:3] == ("<|startoftext|>", "<|endoftext|>", "<unk>")
+    pinned = dict(zip(solar[3:14], (*range(20, 26), *range(30, 35))))
+    assert (pinned["<|begin|>"], pinned["<|flush|>"], pinned["<|calls|>"]) == (20, 24, 25)
+    assert (pinned["<|tool_calls|>"], pinned["<|tool_call:args|>"]) == (30, 34)
+    assert "<|flush|>" not in chatformats.get_format("solar-open").template_source()
 
 
 # ------------------------------------------------------------------ examples

@@ -247,16 +247,18 @@ _QWEN3_2507_PROVENANCE = (
     "Qwen3 2507 tokenizer); template: <tools>, </tools>"
 )
 
-# Solar Open 100B: the published tokenizer's full added-token list was not found.  Three of its
-# added tokens are sourced (llama.cpp's converter reads their ids from the tokenizer's added
-# vocabulary: ``reference_templates/README.md``, "Control strings"); their ids are not known, so
-# they come first in bos, eos, unk order; then every ``<|...|>`` string the template writes
-# (whether each is a single token is not confirmed).
+# Solar Open 100B: the published tokenizer's full added-token list was not found.  Sourced
+# (``reference_templates/README.md``, "Control strings"): <|startoftext|>, <|endoftext|> and <unk>
+# (llama.cpp's converter reads their ids from the tokenizer's added vocabulary; ids not known,
+# first in bos, eos, unk order); the ids 20-25 and 30-34 Upstage's vLLM fork pins, in id order
+# (<|flush|>, 24, is the end-of-turn token; the template never writes it); then the template's
+# other <|...|> strings (whether each is a single token is not confirmed).
 _SOLAR_OPEN_CONTROL = (
     "<|startoftext|>", "<|endoftext|>", "<unk>",
-    "<|begin|>", "<|end|>", "<|content|>", "<|think|>", "<|calls|>",
-    "<|tools:begin|>", "<|tools:end|>", "<|tool:begin|>", "<|tool:end|>", "<|tool_calls|>",
-    "<|tool_call:begin|>", "<|tool_call:end|>", "<|tool_call:name|>", "<|tool_call:args|>",
+    "<|begin|>", "<|end|>", "<|think|>", "<|content|>", "<|flush|>", "<|calls|>",
+    "<|tool_calls|>", "<|tool_call:begin|>", "<|tool_call:end|>", "<|tool_call:name|>",
+    "<|tool_call:args|>",
+    "<|tools:begin|>", "<|tools:end|>", "<|tool:begin|>", "<|tool:end|>",
     "<|tool_response|>", "<|tool_response:begin|>", "<|tool_response:end|>",
     "<|tool_response:id|>", "<|tool_response:name|>", "<|tool_response:result|>",
 )
@@ -289,8 +291,8 @@ _FORMATS: dict[str, ChatFormat] = {
             model_ids=("upstage/Solar-Open-100B",),
             # Not established from the model's tokenizer config (llama.cpp's converter takes bos
             # <|startoftext|>, eos <|endoftext|> and unk <unk> from the tokenizer's added
-            # vocabulary; the config's own bos_token/eos_token were not seen); the template
-            # reads none.
+            # vocabulary, Upstage's vLLM fork calls <|flush|> the eos token; the config's own
+            # bos_token/eos_token were not seen); the template reads none.
             special_tokens={},
             status="ported",
             module="solar_open",
@@ -304,8 +306,9 @@ _FORMATS: dict[str, ChatFormat] = {
             control_strings=_SOLAR_OPEN_CONTROL,
             control_provenance="tokenizer: partial, the full added-token list was not found: "
                                "<|startoftext|>, <|endoftext|>, <unk> (added tokens llama.cpp's "
-                               "converter reads from the tokenizer, ids not known); template: "
-                               "every <|...|> string it writes",
+                               "converter reads), the tokens 20-25 and 30-34 Upstage's vLLM fork "
+                               "pins (<|begin|> ... <|flush|>, <|calls|>, <|tool_calls|> ... "
+                               "<|tool_call:args|>); template: its other <|...|> strings",
         ),
         ChatFormat(
             name="llama-3.2-vision-2024-09",
