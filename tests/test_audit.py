@@ -61,6 +61,11 @@ def test_control_strings_are_distinct_and_provenanced(name: str) -> None:
     assert len(set(fmt.control_strings)) == len(fmt.control_strings)
     assert all(type(s) is str and s for s in fmt.control_strings)
     assert fmt.control_provenance.startswith(("tokenizer:", "template only"))
+    # No control string holds another: planting one never plants a second (the law below finds
+    # only the planted token; the scan itself reports nested and overlapping occurrences, see
+    # test_find_rules_on_a_built_rendering).
+    assert not [(a, b) for a in fmt.control_strings for b in fmt.control_strings
+                if a != b and a in b]
     for token in fmt.special_tokens.values():  # bos/eos/pad are control strings too
         assert token in fmt.control_strings
 
