@@ -61,6 +61,11 @@ def test_control_strings_are_distinct_and_provenanced(name: str) -> None:
     assert len(set(fmt.control_strings)) == len(fmt.control_strings)
     assert all(type(s) is str and s for s in fmt.control_strings)
     assert fmt.control_provenance.startswith(("tokenizer:", "template only"))
+    # No control string holds another: planting one never plants a second (the law below finds
+    # only the planted token; the scan itself reports nested and overlapping occurrences, see
+    # test_find_rules_on_a_built_rendering).
+    assert not [(a, b) for a in fmt.control_strings for b in fmt.control_strings
+                if a != b and a in b]
     for token in fmt.special_tokens.values():  # bos/eos/pad are control strings too
         assert token in fmt.control_strings
 
@@ -73,6 +78,32 @@ def test_llama_token_tables() -> None:
     cogito = chatformats.get_format("cogito").control_strings
     assert "<|reserved_special_token_247|>" in cogito and "<|python_tag|>" in cogito
     assert "<|image|>" not in cogito
+
+
+def test_partly_sourced_token_tables() -> None:
+    """The two lists only partly from their tokenizers (``reference_templates/README.md``,
+    "Control strings"): MiniCPM-V 4.6 keeps the Qwen3.5 added tokens at their ids (248044 +
+    position: its config's image and video token ids, 248056 and 248057, land on the image and
+    video tokens its tokenizer config names), then lists every special token that config names; Solar Open lists the three added tokens llama.cpp's converter reads,
+    then the tokens whose ids Upstage's vLLM fork pins, in id order, <|flush|> (24, the end of
+    turn, never written by the template) among them."""
+    minicpm = chatformats.get_format("minicpm-v-4.6-thinking").control_strings
+    ids = {token: 248044 + i for i, token in enumerate(minicpm[:33])}
+    assert (ids["<|endoftext|>"], ids["<|image_pad|>"], ids["<|video_pad|>"]) == (
+        248044, 248056, 248057)
+    assert (ids["<|im_end|>"], ids["<|audio_start|>"], ids["<|audio_pad|>"]) == (
+        248046, 248070, 248076)
+    named = {"<|im_start|>", "<|im_end|>", "<|endoftext|>", "<unk>", "<|audio_start|>",
+             "<|audio_end|>", "<|audio_pad|>", "<|image_pad|>", "<|video_pad|>",
+             "<|vision_start|>", "<|vision_end|>", "<image>", "</image>", "<slice>", "</slice>",
+             "<image_id>", "</image_id>"}
+    assert named <= set(minicpm[:40]) and not named & set(minicpm[40:])
+    solar = chatformats.get_format("solar-open").control_strings
+    assert solar[:3] == ("<|startoftext|>", "<|endoftext|>", "<unk>")
+    pinned = dict(zip(solar[3:14], (*range(20, 26), *range(30, 35))))
+    assert (pinned["<|begin|>"], pinned["<|flush|>"], pinned["<|calls|>"]) == (20, 24, 25)
+    assert (pinned["<|tool_calls|>"], pinned["<|tool_call:args|>"]) == (30, 34)
+    assert "<|flush|>" not in chatformats.get_format("solar-open").template_source()
 
 
 # ------------------------------------------------------------------ examples

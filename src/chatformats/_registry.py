@@ -247,20 +247,40 @@ _QWEN3_2507_PROVENANCE = (
     "Qwen3 2507 tokenizer); template: <tools>, </tools>"
 )
 
-# Solar Open 100B: its tokenizer config was not found; the template's own control strings only.
+# Solar Open 100B: the published tokenizer's full added-token list was not found.  Sourced
+# (``reference_templates/README.md``, "Control strings"): <|startoftext|>, <|endoftext|> and <unk>
+# (llama.cpp's converter reads their ids from the tokenizer's added vocabulary; ids not known,
+# first in bos, eos, unk order); the ids 20-25 and 30-34 Upstage's vLLM fork pins, in id order
+# (<|flush|>, 24, is the end-of-turn token; the template never writes it); then the template's
+# other <|...|> strings (whether each is a single token is not confirmed).
 _SOLAR_OPEN_CONTROL = (
-    "<|begin|>", "<|end|>", "<|content|>", "<|think|>", "<|calls|>",
-    "<|tools:begin|>", "<|tools:end|>", "<|tool:begin|>", "<|tool:end|>", "<|tool_calls|>",
-    "<|tool_call:begin|>", "<|tool_call:end|>", "<|tool_call:name|>", "<|tool_call:args|>",
+    "<|startoftext|>", "<|endoftext|>", "<unk>",
+    "<|begin|>", "<|end|>", "<|think|>", "<|content|>", "<|flush|>", "<|calls|>",
+    "<|tool_calls|>", "<|tool_call:begin|>", "<|tool_call:end|>", "<|tool_call:name|>",
+    "<|tool_call:args|>",
+    "<|tools:begin|>", "<|tools:end|>", "<|tool:begin|>", "<|tool:end|>",
     "<|tool_response|>", "<|tool_response:begin|>", "<|tool_response:end|>",
     "<|tool_response:id|>", "<|tool_response:name|>", "<|tool_response:result|>",
 )
 
-# MiniCPM-V 4.6: its tokenizer config was not found; the template's own control strings only.
-_MINICPM_V4_6_CONTROL = (
-    "<|im_start|>", "<|im_end|>", "<|image_pad|>", "<|video_pad|>", "<think>", "</think>",
-    "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<tools>", "</tools>",
-    "<function=", "</function>", "<parameter=", "</parameter>", "<IMPORTANT>", "</IMPORTANT>",
+# MiniCPM-V 4.6 (LLM: Qwen3.5-0.8B): the 33 added tokens 248044-248076 of the Qwen3.5 tokenizer,
+# which MiniCPM-V 4.6's keeps at the same ids; then the 7 tokens of MiniCPM-V 4.6's own published
+# tokenizer_config.json that the Qwen3.5 tokenizer lacks (ids above 248076, not known: in the
+# file's order); then the template's tags that are not tokens.  Up to 10 further MiniCPM tokens
+# (248077-248093) are not known.  Sources: ``reference_templates/README.md``, "Control strings".
+_QWEN3_5_ADDED = (
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
+    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
+    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>",
+    "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>", "<tts_text_eod>",
+    "<tts_text_bos_single>", "<|audio_pad|>",
+)
+_MINICPM_V4_6_CONTROL = _QWEN3_5_ADDED + (
+    "<image>", "</image>", "<slice>", "</slice>", "<image_id>", "</image_id>", "<unk>",
+    "<tools>", "</tools>", "<function=", "</function>", "<parameter=", "</parameter>",
+    "<IMPORTANT>", "</IMPORTANT>",
 )
 
 _FORMATS: dict[str, ChatFormat] = {
@@ -269,7 +289,10 @@ _FORMATS: dict[str, ChatFormat] = {
         ChatFormat(
             name="solar-open",
             model_ids=("upstage/Solar-Open-100B",),
-            # Not established from the model's tokenizer config; the template reads none.
+            # Not established from the model's tokenizer config (llama.cpp's converter takes bos
+            # <|startoftext|>, eos <|endoftext|> and unk <unk> from the tokenizer's added
+            # vocabulary, Upstage's vLLM fork calls <|flush|> the eos token; the config's own
+            # bos_token/eos_token were not seen); the template reads none.
             special_tokens={},
             status="ported",
             module="solar_open",
@@ -281,8 +304,11 @@ _FORMATS: dict[str, ChatFormat] = {
             content_format="string",
             calls=frozenset({"namespace", "strftime_now"}),
             control_strings=_SOLAR_OPEN_CONTROL,
-            control_provenance="template only (the model's tokenizer config was not found): every "
-                               "<|...|> string the template writes",
+            control_provenance="tokenizer: partial, the full added-token list was not found: "
+                               "<|startoftext|>, <|endoftext|>, <unk> (added tokens llama.cpp's "
+                               "converter reads), the tokens 20-25 and 30-34 Upstage's vLLM fork "
+                               "pins (<|begin|> ... <|flush|>, <|calls|>, <|tool_calls|> ... "
+                               "<|tool_call:args|>); template: its other <|...|> strings",
         ),
         ChatFormat(
             name="llama-3.2-vision-2024-09",
@@ -358,8 +384,9 @@ _FORMATS: dict[str, ChatFormat] = {
             # The GPTQ quantisation's model page is the source document of the template.
             model_ids=("openbmb/MiniCPM-V-4.6-Thinking", "openbmb/MiniCPM-V-4_6-Thinking",
                        "openbmb/MiniCPM-V-4.6-Thinking-GPTQ"),
-            # Not established from the model's tokenizer config (a Qwen3.5 tokenizer with image/
-            # video/slice tokens); the template reads none of them.
+            # Not established from this checkpoint's tokenizer config: the 4.6 AWQ (Instruct)
+            # release's names bos <|im_start|>, eos <|im_end|>, pad <|endoftext|>, unk <unk>
+            # (reference_templates/README.md, "Control strings"); the template reads none.
             special_tokens={},
             status="ported",
             module="minicpm_v4_6_thinking",
@@ -372,8 +399,12 @@ _FORMATS: dict[str, ChatFormat] = {
             modalities={"image": "(<image>./</image>)", "video": "(<video>./</video>)"},
             calls=frozenset({"namespace", "raise_exception"}),
             control_strings=_MINICPM_V4_6_CONTROL,
-            control_provenance="template only (the model's tokenizer config was not found): the "
-                               "<|...|> tokens and the tags the template writes",
+            control_provenance="tokenizer: partial: the 33 added tokens 248044-248076 of the "
+                               "Qwen3.5 tokenizer it keeps, and the 7 more its tokenizer_config.json "
+                               "names (<image>, </image>, <slice>, </slice>, <image_id>, "
+                               "</image_id>, <unk>); up to 10 more are not known; template: "
+                               "<tools>, </tools>, <function=, </function>, <parameter=, "
+                               "</parameter>, <IMPORTANT>, </IMPORTANT>",
         ),
         ChatFormat(
             name="cogito",
