@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chatformats._spans import Recorder, Span, build
+from chatformats._spans import Recorder, Span, build, field_key
 
 pieces = st.lists(st.sampled_from(["", "a", "bc", "<|x|>", "\n"]), max_size=12)
 
@@ -20,18 +20,22 @@ def recordings(draw: st.DrawFn) -> Recorder:
     n = len(recorder.pieces)
     if n:
         for index in draw(st.lists(st.integers(0, n - 1), max_size=n)):
-            recorder.sources[index] = draw(st.sampled_from(["messages[0].content", "tools[1]", "x"]))
+            # A message field's path in either form the ports record it in.
+            recorder.sources[index] = draw(st.sampled_from(
+                ["messages[0].content", field_key(0, ".content"), field_key(1, ".role"), "tools[1]", "x"]))
         for _ in range(draw(st.integers(0, 3))):
             first = draw(st.integers(0, n))
             end = draw(st.integers(first, n))
             into_first = draw(st.integers(0, len(recorder.pieces[first]) if first < n else 0))
             into_end = draw(st.integers(0, len(recorder.pieces[end]) if end < n else 0))
-            recorder.turns.append([first, into_first, end, into_end])
+            recorder.turns += (first, into_first, end, into_end)
     return recorder
 
 
 def expected_spans(recorder: Recorder) -> list[Span]:
-    owners = [recorder.sources.get(i) for i, piece in enumerate(recorder.pieces) for _ in piece]
+    written = {field_key(0, ".content"): "messages[0].content", field_key(1, ".role"): "messages[1].role"}
+    paths = {i: written.get(key, key) for i, key in recorder.sources.items()}
+    owners = [paths.get(i) for i, piece in enumerate(recorder.pieces) for _ in piece]
     spans: list[Span] = []
     for position, owner in enumerate(owners):
         if spans and spans[-1].source == owner:
@@ -53,5 +57,7 @@ def test_build_is_the_per_character_definition(recorder: Recorder) -> None:
     offsets = [0]
     for piece in recorder.pieces:
         offsets.append(offsets[-1] + len(piece))
+    turns = recorder.turns
     assert rendering.assistant_spans == tuple(
-        (offsets[a] + a_in, offsets[b] + b_in) for a, a_in, b, b_in in recorder.turns)
+        (offsets[turns[k]] + turns[k + 1], offsets[turns[k + 2]] + turns[k + 3])
+        for k in range(0, len(turns), 4))

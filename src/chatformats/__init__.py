@@ -116,6 +116,7 @@ __all__ = [
 NESTING_LIMIT = _core.NESTING_LIMIT
 
 _PORTS = _registry._PORTS
+_spans: Any = None  # chatformats._spans once render_spans has loaded it
 
 
 def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
@@ -154,8 +155,9 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
     ``.text`` is exactly what :func:`render` returns for the same arguments (and which fails
     where it fails), ``.spans`` say which input value each character came from and
     ``.assistant_spans`` what the model generates (``docs/spans.md``)."""
-    from . import _spans
-
+    global _spans
+    if _spans is None:  # loaded on first use, then a global (an import statement per call
+        from . import _spans  # costs a tenth of a short chat's render)
     try:
         port, calls = _PORTS[name]
     except (KeyError, TypeError):
@@ -164,7 +166,8 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
         _core.check_variables(_registry.get_format(name), variables)
     recorder = _spans.Recorder()
     text = _core.render(name, port, calls, messages, now, variables, recorder)
-    return _spans.build(text, recorder)
+    rendering: Rendering = _spans.build(text, recorder)
+    return rendering
 
 
 def audit(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,

@@ -8,7 +8,7 @@ value's path (``messages[3].content``) for the piece about to be emitted::
     out = spans.pieces if spans else []
     ...
     if spans:
-        spans.source(f"messages[{index}].content", 1)  # the 2nd piece of the next extend
+        spans.field(index, ".content", 1)  # the 2nd piece of the next extend is messages[index].content
     extend(("<|im_start|>user\\n", content, "<|im_end|>\\n"))
 
 and where the template's ``{% generation %}`` block would open and close (what the model
@@ -16,7 +16,10 @@ generates in an assistant turn), ``spans.open()`` / ``spans.close()`` (also with
 count into the next ``extend``, and ``within``: characters into that piece, so a boundary inside
 a literal needs no extra piece).  A sourced piece is all one input value's text (a port splits a
 piece that would mix an input with template text).  Without a recorder the port's only extra
-work is one ``if spans:`` per sourced piece.
+work is one ``if spans:`` per sourced piece.  A message's own field (``spans.field``) is
+recorded as ``(index, ".content")`` and its path written when a span is first read: formatting
+every path up front would cost a fifth of the render, and a training pipeline reads only the
+generated ranges.
 
 :func:`build` wraps the pieces and records in a :class:`Rendering`, which works out its
 character :class:`Span` s and generated ranges when they are first read.
@@ -26,12 +29,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from itertools import accumulate, compress
-from operator import eq, lt, ne
+from itertools import accumulate, compress, islice
+from operator import add, eq, itemgetter, ne
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Tuple, Union
 
 __all__ = ["Span", "Recorder", "Rendering", "build"]
+
+#: A recorded source: a path, or a message field's key ``(index, tail)`` (:meth:`Recorder.field`).
+Path = Union[str, Tuple[int, str]]
+
+
+def field_key(index: int, tail: str) -> tuple[int, str]:
+    """The key :meth:`Recorder.field` records for ``f"messages[{index}]{tail}"``."""
+    return (index, tail)
+
+
+def _path(key: Path | None) -> str | None:
+    """The path a recorded source stands for."""
+    if type(key) is tuple:
+        return f"messages[{key[0]}]{key[1]}"
+    return key  # type: ignore[return-value]
 
 
 class Span(tuple):  # type: ignore[type-arg]
@@ -69,34 +87,55 @@ class Recorder:
 
     - ``pieces``: the port's output list;
     - ``sources``: piece index -> the path of the input value that piece is (a copy, a slice
-      after strip/split, or its JSON);
-    - ``turns``: each generated range, in order, as ``[first piece, characters into it, end
-      piece, characters into it]``.
+      after strip/split, or its JSON): a string, or the key of ``f"messages[{index}]{tail}"``
+      (:meth:`field`), written when read;
+    - ``turns``: each generated range, in order, as four integers: first piece, characters into
+      it, end piece, characters into it (one flat list: a list per turn is a container the
+      garbage collector tracks, and its collections cost a fifth of a long render).
     """
 
-    __slots__ = ("pieces", "sources", "turns")
+    __slots__ = ("pieces", "sources", "turns", "starts")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
-        self.sources: dict[int, str] = {}
-        self.turns: list[list[int]] = []  # see the class docstring
+        self.starts: list[int] | None = None  # each piece's offset in the text, once read
+        self.sources: dict[int, Path] = {}
+        self.turns: list[int] = []  # see the class docstring
 
-    def source(self, path: str, ahead: int = 0) -> None:
+    def source(self, path: Path, ahead: int = 0) -> None:
         """The piece ``ahead`` pieces after the end of ``pieces`` (0: the next one appended) is
         (a slice of, or the JSON of) the value at ``path``."""
         self.sources[len(self.pieces) + ahead] = path
+
+    def field(self, index: int, tail: str, ahead: int = 0) -> None:
+        """:meth:`source` for ``f"messages[{index}]{tail}"`` (``tail``: ``".content"``), the path
+        written only when a span is read."""
+        self.sources[len(self.pieces) + ahead] = (index, tail)
+
+    def fields(self, index: int, tail: str, ahead: int, tail2: str, ahead2: int) -> None:
+        """:meth:`field` twice, in one call (a message's role and content, around the header's
+        literal: the render of a message costs little more than a call)."""
+        sources = self.sources
+        count = len(self.pieces)
+        sources[count + ahead] = (index, tail)
+        sources[count + ahead2] = (index, tail2)
+
+    def turn(self, ahead: int, end: int) -> None:
+        """:meth:`open` at ``ahead`` and :meth:`close` at ``end``, in one call."""
+        count = len(self.pieces)
+        self.turns += (count + ahead, 0, count + end, 0)
 
     def open(self, ahead: int = 0, within: int = 0) -> None:
         """``{% generation %}``: generated text starts ``within`` characters into that piece (a
         boundary inside a literal the plain render emits as one piece)."""
         position = len(self.pieces) + ahead
-        self.turns.append([position, within, position, within])
+        self.turns += (position, within, position, within)
 
     def close(self, ahead: int = 0, within: int = 0) -> None:
         """``{% endgeneration %}``: the open range ends ``within`` characters into that piece."""
-        turn = self.turns[-1]
-        turn[2] = len(self.pieces) + ahead
-        turn[3] = within
+        turns = self.turns
+        turns[-2] = len(self.pieces) + ahead
+        turns[-1] = within
 
 
 class Spans(Sequence[Span]):
@@ -104,55 +143,73 @@ class Spans(Sequence[Span]):
 
     Kept as three columns (starts, ends, sources) and made into :class:`Span` records as they are
     read: a long conversation has a few spans per message, and a record each, made up front,
-    would cost more than the render itself.  Compares equal to any sequence of the same spans."""
+    would cost more than the render itself.  For the same reason a message field's path
+    (recorded as a key, :meth:`Recorder.field`) is written when the first span is read.  Compares
+    equal to any sequence of the same spans."""
 
-    __slots__ = ("_starts", "_ends", "_sources")
+    __slots__ = ("_starts", "_ends", "_sources", "_keyed")
 
     _starts: list[int]
     _ends: list[int]
-    _sources: list[str | None]
+    _sources: list[Any]  # str | None, and while _keyed also a message field's key
+    _keyed: bool
 
     def __init__(self, starts: list[int], ends: list[int], sources: list[str | None]) -> None:
         _set_starts(self, starts)
         _set_ends(self, ends)
         _set_sources(self, sources)
+        _set_keyed(self, False)
+
+    @classmethod
+    def _recorded(cls, starts: list[int], ends: list[int], keys: list[Any]) -> Spans:
+        """Spans whose sources may still be message fields' keys."""
+        self = cls(starts, ends, keys)
+        _set_keyed(self, True)
+        return self
 
     @classmethod
     def of(cls, spans: Any) -> Spans:
         spans = list(spans)
         return cls([s[0] for s in spans], [s[1] for s in spans], [s[2] for s in spans])
 
+    def _paths(self) -> list[str | None]:
+        """The sources column, every path written."""
+        if self._keyed:
+            _set_sources(self, list(map(_path, self._sources)))
+            _set_keyed(self, False)
+        return self._sources
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("spans are read-only")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Spans, (self._starts, self._ends, self._sources))
+        return (Spans, (self._starts, self._ends, self._paths()))
 
     def __len__(self) -> int:
         return len(self._starts)
 
     def __getitem__(self, index: Any) -> Any:
         if type(index) is slice:
-            return tuple(map(_new_span, zip(self._starts[index], self._ends[index], self._sources[index])))
-        return _new_span((self._starts[index], self._ends[index], self._sources[index]))
+            return tuple(map(_new_span, zip(self._starts[index], self._ends[index], self._paths()[index])))
+        return _new_span((self._starts[index], self._ends[index], self._paths()[index]))
 
     def __iter__(self) -> Any:
-        return map(_new_span, zip(self._starts, self._ends, self._sources))
+        return map(_new_span, zip(self._starts, self._ends, self._paths()))
 
     def __reversed__(self) -> Any:
-        return map(_new_span, zip(reversed(self._starts), reversed(self._ends), reversed(self._sources)))
+        return map(_new_span, zip(reversed(self._starts), reversed(self._ends), reversed(self._paths())))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Spans):
             return (self._starts == other._starts and self._ends == other._ends
-                    and self._sources == other._sources)
+                    and self._paths() == other._paths())
         try:
             return tuple(self) == tuple(other)  # type: ignore[arg-type]
         except TypeError:
             return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((tuple(self._starts), tuple(self._ends), tuple(self._sources)))
+        return hash((tuple(self._starts), tuple(self._ends), tuple(self._paths())))
 
     def __repr__(self) -> str:
         return f"Spans({list(self)!r})"
@@ -161,6 +218,7 @@ class Spans(Sequence[Span]):
 _set_starts = Spans.__dict__["_starts"].__set__
 _set_ends = Spans.__dict__["_ends"].__set__
 _set_sources = Spans.__dict__["_sources"].__set__
+_set_keyed = Spans.__dict__["_keyed"].__set__
 
 
 class Rendering:
@@ -299,25 +357,34 @@ def build(text: str, recorder: Recorder) -> Rendering:
     return Rendering.recorded(text, recorder)
 
 
+def _starts_of(recorder: Recorder) -> list[int]:
+    """Each piece's offset in the text, and the text's length (worked out once, for the spans
+    and the generated ranges both)."""
+    starts = recorder.starts
+    if starts is None:
+        starts = recorder.starts = list(accumulate(map(len, recorder.pieces), initial=0))
+    return starts
+
+
 def _turns_of(recorder: Recorder) -> tuple[tuple[int, int], ...]:
     """The generated ranges, in characters."""
     turns = recorder.turns
     if not turns:
         return ()
-    starts = list(accumulate(map(len, recorder.pieces), initial=0))
-    return tuple((starts[first] + into_first, starts[end] + into_end)
-                 for first, into_first, end, into_end in turns)
+    at = _starts_of(recorder).__getitem__
+    return tuple(zip(map(add, map(at, turns[0::4]), turns[1::4]),
+                     map(add, map(at, turns[2::4]), turns[3::4])))
 
 
 def _spans_of(text: str, recorder: Recorder) -> Spans:
     """A span per non-empty sourced piece and one per run of template text between them
     (consecutive pieces of one source merged into one span).
 
-    Every step is one of Python's C-level loops (``map``, ``compress``, slice assignment): a
-    long conversation has a few spans per message, and a Python loop per span would cost more
-    than the render itself."""
+    Every step is one of Python's C-level loops (``map``, ``compress``, slice assignment), and as
+    few of them as the common case allows: a long conversation has a few spans per message, and a
+    Python loop per span, or a dozen passes over them, would cost more than the render itself."""
     pieces = recorder.pieces
-    starts = list(accumulate(map(len, pieces), initial=0))
+    starts = _starts_of(recorder)
     size = len(text)
     if starts[-1] != size:  # a port that returned something other than its pieces
         from .errors import InternalError
@@ -327,37 +394,44 @@ def _spans_of(text: str, recorder: Recorder) -> Spans:
     order = sorted(sources)
     if order and order[-1] >= len(pieces):  # recorded for a piece never emitted
         order = [index for index in order if index < len(pieces)]
-    begins = list(map(starts.__getitem__, order))
-    ends = list(map(starts.__getitem__, map(_next, order)))
-    # Spans alternate: template text before the first sourced piece, the piece, template text
-    # up to the next one, ..., template text after the last.  Empty ones are dropped (an empty
-    # piece, or no template text between two pieces); then runs of one source (two pieces of
-    # one value in a row, template text on both sides of a dropped empty piece) become one span.
-    count = 2 * len(order) + 1
-    lows = [0] * count
-    lows[1::2] = begins
-    lows[2::2] = ends
-    highs = [size] * count
-    highs[0:-1:2] = begins
-    highs[1::2] = ends
-    paths: list[str | None] = [None] * count
-    paths[1::2] = map(sources.__getitem__, order)
-    keep = list(map(lt, lows, highs))
-    lows = list(compress(lows, keep))
-    highs = list(compress(highs, keep))
-    paths = list(compress(paths, keep))
-    if any(map(eq, paths, paths[1:])):
-        firsts = [0]
-        firsts += compress(range(1, len(paths)), map(ne, paths[1:], paths))
-        lasts = list(map(_previous, firsts[1:]))
-        lasts.append(len(paths) - 1)
-        lows = list(map(lows.__getitem__, firsts))
-        highs = list(map(highs.__getitem__, lasts))
-        paths = list(map(paths.__getitem__, firsts))
-    return Spans(lows, highs, paths)
+    # The boundaries: 0, then each sourced piece's start and end, then the text's end.  Span i
+    # runs from bounds[i] to bounds[i + 1]; they alternate: template text before the first
+    # sourced piece, the piece, template text up to the next one, ..., template text after the
+    # last.
+    get = itemgetter(*order) if len(order) > 1 else partial(_get_each, order)
+    bounds = [size] * (2 * len(order) + 2)
+    bounds[0] = 0
+    bounds[1:-1:2] = get(starts)
+    bounds[2:-1:2] = get(starts[1:])  # each piece's end
+    paths: list[Any] = [None] * (2 * len(order) + 1)
+    paths[1::2] = get(sources)
+    # Empty spans are dropped (an empty piece, no template text before the first piece, after
+    # the last or between two): an empty span i is a repeated boundary.  Without one, the
+    # spans alternate template text and sourced pieces, so no two neighbours share a source.
+    # Empty spans at the start (a prompt that starts with a sourced ``bos_token``, perhaps
+    # empty) leave the rest alternating: they go first, without a pass over the rest.
+    while len(paths) > 1 and bounds[1] == 0:
+        del bounds[0], paths[0]
+    if len(set(bounds)) < len(bounds):
+        keep = list(map(ne, bounds, islice(bounds, 1, None)))
+        paths = list(map(_path, compress(paths, keep)))  # a path recorded in either form
+        keep.insert(0, True)
+        bounds = list(compress(bounds, keep))
+        # Runs of one source (two pieces of one value in a row, template text on both sides of
+        # a dropped empty piece) become one span: the boundary between them goes.
+        if any(map(eq, paths, islice(paths, 1, None))):
+            keep = list(map(ne, paths, islice(paths, 1, None)))
+            keep.insert(0, True)
+            paths = list(compress(paths, keep))
+            keep.append(True)
+            bounds = list(compress(bounds, keep))
+    return Spans._recorded(bounds[:-1], bounds[1:], paths)
 
 
-_next = (1).__add__
-_previous = (-1).__add__
+def _get_each(keys: list[int], items: Any) -> list[Any]:
+    """``itemgetter(*keys)(items)`` as a list, for fewer than two keys."""
+    return [items[key] for key in keys]
+
+
 #: ``Span(*triple)`` without NamedTuple's Python-level ``__new__``.
 _new_span = partial(tuple.__new__, Span)

@@ -51,6 +51,7 @@ from ._core import NESTING_LIMIT
 from ._registry import _PORTS, get_format
 from ._registry import port as _registry_port
 from ._safety import concurrent, is_mutation
+from ._spans import Recorder, build
 from .errors import ChatFormatError, InvalidConversation, NestingTooDeep, PipelineTypeError, ToolSchemaError
 
 if TYPE_CHECKING:
@@ -616,8 +617,6 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
                 "'messages'"
             )
         if spans:
-            from ._spans import Recorder, build
-
             recorder = Recorder()
             rendering = build(_core.call_port(name, port, calls, chat, variables, now, recorder),
                               recorder)

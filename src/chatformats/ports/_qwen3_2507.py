@@ -156,7 +156,7 @@ def tool_response(emit: Emit, messages: Sequence[Any], index: int, last_index: i
         emit("<|im_start|>user")
     emit("\n<tool_response>\n")  # L76
     if spans:
-        spans.source(f"messages[{index}].content")
+        spans.field(index, ".content")
     emit(content)  # L77
     emit("\n</tool_response>")  # L78
     # L79: loop.last or messages[loop.index0 + 1].role != "tool"
@@ -196,8 +196,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L31-32
             if spans:
-                spans.source(f"messages[{index}].role", 1)
-                spans.source(f"messages[{index}].content", 3)
+                spans.fields(index, ".role", 1, ".content", 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L33 (so message is a dict)
             reasoning_content = ""  # L34
@@ -208,22 +207,20 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             elif "</think>" in content:  # L38-41
                 reasoning_content, content = think_split(content)
                 split = True
-            if spans:
-                spans.source(f"messages[{index}].role", 1)
             if index > ns.last_query_index and (index == last_index or reasoning_content):  # L43-44
                 if spans:
                     if prefilled:  # the generation prompt wrote "<think>\n": after it
                         spans.open(3)
                     else:  # after the header's "\n"
                         spans.open(2, 1)
-                    spans.source(f"messages[{index}].{'content' if split else 'reasoning_content'}", 3)
-                    spans.source(f"messages[{index}].content", 5)
+                    spans.field(index, ".role", 1)
+                    spans.fields(index, ".content" if split else ".reasoning_content", 3, ".content", 5)
                 extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
                         "\n</think>\n\n", content.lstrip("\n")))  # L45
             else:  # L46-47, L49-50
                 if spans:
+                    spans.fields(index, ".role", 1, ".content", 3)
                     spans.open(3)
-                    spans.source(f"messages[{index}].content", 3)
                 extend(("<|im_start|>", role, "\n", content))
             tool_calls_block(emit, message, content, index, spans)  # L52-70
             if spans:

@@ -158,15 +158,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = message.get("content", _missing)  # a dict: anything else failed above
             if type(content) is str:  # L54-58, L66
                 if spans:
-                    spans.source(f"messages[{index}].role", 1)
-                    spans.source(f"messages[{index}].content", 3)
+                    spans.fields(index, ".role", 1, ".content", 3)
                     if role == "assistant":
-                        spans.open(3)
-                        spans.close(5)
+                        spans.turn(3, 5)
                 extend((_HEADER_OPEN, role, _HEADER_CLOSE, content.strip(), _EOT))
             else:  # L59-64
                 if spans:
-                    spans.source(f"messages[{index}].role", 1)
+                    spans.field(index, ".role", 1)
                     if role == "assistant":
                         spans.open(3)
                 extend((_HEADER_OPEN, role, _HEADER_CLOSE))  # L54-56
@@ -186,7 +184,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 spans.open(1)
             if type(content) is str:  # L70-74, L87
                 if spans:
-                    spans.source(f"messages[{index}].content", 1)
+                    spans.field(index, ".content", 1)
                 extend((_ASSISTANT_HEADER, content.strip(), "["))
             else:  # L75-85
                 emit(_ASSISTANT_HEADER)  # L70-72
@@ -215,12 +213,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 raise TemplateTypeError(f"messages[{index}].content: {exc}") from None
             tool_call_id = message.get("tool_call_id", _missing)
             if spans:
-                spans.source(f"messages[{index}].content", 1)
+                spans.field(index, ".content", 1)
             if tool_call_id is not _missing and tool_call_id != "":  # L108-109, L105-107, L113
                 if type(tool_call_id) is not str:
                     raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
                 if spans:
-                    spans.source(f"messages[{index}].tool_call_id", 3)
+                    spans.field(index, ".tool_call_id", 3)
                 extend((_RESPONSE_OPEN, content_json, _CALL_ID_OPEN, tool_call_id, _RESPONSE_CLOSE_ID))
             else:  # L105-107, L110-111, L113
                 extend((_RESPONSE_OPEN, content_json, _RESPONSE_CLOSE))

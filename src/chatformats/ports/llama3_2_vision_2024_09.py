@@ -212,8 +212,8 @@ def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | N
         raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
     if spans:
         spans.open(1)
-        spans.source(f"messages[{index}].tool_calls[0].function.name", 2)
-        spans.source(f"messages[{index}].tool_calls[0].function.arguments", 5)
+        spans.field(index, ".tool_calls[0].function.name", 2)
+        spans.field(index, ".tool_calls[0].function.arguments", 5)
         spans.close(8)
     extend((
         _ASSISTANT_HEAD,  # L104
@@ -317,7 +317,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         emit(wording.user_tools)  # L72-76
         tools_json(extend, tools, variables, spans)  # L77-80
         if spans:
-            spans.source(f"messages[{first_user_index}].content")
+            spans.field(first_user_index, ".content")
         extend((first_user_message, _EOT))  # L81
 
     emit(blank)  # L83
@@ -338,15 +338,13 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
                 # case): one call instead of the three of the branch below, which costs 5-9%
                 # more on the chat_100 and chat_1000 workloads (benchmarks/workloads.py).
                 if spans:
-                    spans.source(f"messages[{index}].role", 1)
-                    spans.source(f"messages[{index}].content", 3)
+                    spans.fields(index, ".role", 1, ".content", 3)
                     if role == "assistant":
-                        spans.open(3)
-                        spans.close(5)
+                        spans.turn(3, 5)
                 extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))
             else:
                 if spans:
-                    spans.source(f"messages[{index}].role", 1)
+                    spans.field(index, ".role", 1)
                     if role == "assistant":
                         spans.open(3)
                 extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n"))  # L86
@@ -359,7 +357,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         elif role == "tool" or role == "ipython":  # L110: always true here, kept as written
             tp = type(content)
             if spans:
-                spans.source(f"messages[{index}].content", 1)
+                spans.field(index, ".content", 1)
             # L112: content is mapping or content is iterable (a string too, so it is quoted)
             if tp is str or tp is dict or tp is list or tp is tuple or content is MISSING:
                 # L111, L113 (undefined content fails in tojson), L117

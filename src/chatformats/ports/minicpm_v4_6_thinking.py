@@ -34,7 +34,7 @@ from .._jinja import (
     to_str,
     tojson,
 )
-from .._spans import Recorder
+from .._spans import Path, Recorder, field_key
 from ..errors import TemplateError
 
 _IMAGE_PAD = "<|image_pad|>"
@@ -229,7 +229,7 @@ def role_header(spans: Recorder, extend: Callable[[Iterable[str]], None], index:
     ``\\n`` as pieces of their own and returns ``rest`` (``""`` or ``<think>\\n``), the last
     piece.  (One piece, not four, when spans are off: ``benchmarks/`` chat workloads, a few
     percent.)"""
-    spans.source(f"messages[{index}].role", 1)
+    spans.field(index, ".role", 1)
     extend(("<|im_start|>", role, "\n"))
     return rest
 
@@ -243,13 +243,13 @@ def end_turn(spans: Recorder, emit: Callable[[str], None]) -> str:
 
 
 def origin(raw_content: Any, record: list[tuple[str, str | None]] | None, rendered: str,
-           index: int) -> tuple[str | Text, int]:
+           index: int) -> tuple[Path | Text, int]:
     """Spans: where ``rendered|trim`` — the text L45-55 and L73 render from
     ``messages[index].content`` — came from, and where it starts in what that source rendered:
     the content's path for a string (every slice of it is sourced by that path), else its parts
     (``record``)."""
     if type(raw_content) is str:
-        return f"messages[{index}].content", 0
+        return field_key(index, ".content"), 0
     return Text(record or ()), _lead(rendered)
 
 
@@ -259,20 +259,20 @@ def source_content(spans: Recorder, pending: Pending, raw_content: Any,
     """Spans: record where ``content`` (``rendered|trim``, see :func:`origin`), the piece
     ``ahead`` pieces on, came from."""
     if type(raw_content) is str:
-        spans.source(f"messages[{index}].content", ahead)
+        spans.field(index, ".content", ahead)
     else:
         source_text(spans, pending, Text(record or ()), _lead(rendered), content, ahead)
 
 
 def assistant_origin(message: dict[str, Any], raw_content: Any,
                      record: list[tuple[str, str | None]] | None, rendered: str,
-                     index: int) -> tuple[str | Text, int, str | Text | None, int]:
+                     index: int) -> tuple[Path | Text, int, Path | Text | None, int]:
     """Spans: where an assistant turn's content and reasoning, as L81-90 leave them, came from
     and start (``(source, at, reasoning source, reasoning at)``)."""
     source, at = origin(raw_content, record, rendered, index)
     if type(message.get("reasoning_content", MISSING)) is str:  # L82-83
-        return source, at, f"messages[{index}].reasoning_content", 0
-    if type(source) is str:  # every slice of a string content, either half of the split too
+        return source, at, field_key(index, ".reasoning_content"), 0
+    if type(source) is not Text:  # every slice of a string content, either half of the split too
         return source, 0, source, 0
     content = rendered.strip()
     if "</think>" in content:  # L85-88: both halves are slices of the content
@@ -298,19 +298,19 @@ def _think_split_at(content: str, at: int) -> tuple[int, int]:
 Pending = List[Tuple[int, List[Tuple[int, Optional[str]]]]]
 
 
-def source_text(spans: Recorder, pending: Pending, source: str | Text | None, at: int, value: str,
+def source_text(spans: Recorder, pending: Pending, source: Path | Text | None, at: int, value: str,
                 ahead: int) -> None:
     """Spans: record where ``value``, the piece ``ahead`` pieces on, came from: it is what
     ``source`` rendered, from ``at``.  A piece drawn from several parts of a content is noted in
     ``pending``, to be cut by :func:`splice`."""
     if source is None or not value:
         return
-    if type(source) is str:
+    if not isinstance(source, Text):
         spans.source(source, ahead)
         return
     end = at + len(value)
     cuts: list[tuple[int, str | None]] = []  # (length, path) of each source's share, in order
-    for start, stop, path in source.runs:  # type: ignore[union-attr]
+    for start, stop, path in source.runs:
         start, stop = max(start, at), min(stop, end)
         if start < stop:
             if cuts and cuts[-1][1] == path:
@@ -329,7 +329,7 @@ def splice(spans: Recorder, pending: Pending) -> None:
     cut_at = dict(pending)
     pieces, sources = spans.pieces, spans.sources
     new_pieces: list[str] = []
-    new_sources: dict[int, str] = {}
+    new_sources: dict[int, Path] = {}
     renumber: list[int] = []
     for index, piece in enumerate(pieces):
         renumber.append(len(new_pieces))
@@ -349,8 +349,9 @@ def splice(spans: Recorder, pending: Pending) -> None:
     pieces[:] = new_pieces
     sources.clear()
     sources.update(new_sources)
-    for turn in spans.turns:  # [first piece, 0, end piece, 0]: this port's ranges start and end on pieces
-        turn[0], turn[2] = renumber[turn[0]], renumber[turn[2]]
+    turns = spans.turns  # first piece, 0, end piece, 0 per range: they start and end on pieces
+    turns[0::4] = map(renumber.__getitem__, turns[0::4])
+    turns[2::4] = map(renumber.__getitem__, turns[2::4])
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,

@@ -39,14 +39,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L23-24
             if spans:
-                spans.source(f"messages[{index}].role", 1)
-                spans.source(f"messages[{index}].content", 3)
+                spans.fields(index, ".role", 1, ".content", 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L25 (so message is a dict)
             if spans:
-                spans.source(f"messages[{index}].role", 1)
+                spans.fields(index, ".role", 1, ".content", 3)
                 spans.open(3)
-                spans.source(f"messages[{index}].content", 3)
             extend(("<|im_start|>", role, "\n", content))  # L26
             tool_calls_block(emit, message, content, index, spans)  # L27-45
             if spans:

@@ -381,7 +381,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if type(content) is not str:
                 raise concat_error(content, f"messages[{index}].content")
             if spans:
-                spans.source(f"messages[{index}].content", 1)
+                spans.field(index, ".content", 1)
             extend(("<|begin|>user<|content|>", content, _END))
         elif role == "tool":  # L110-123
             if tool_names is None:  # built once, at the first tool message
@@ -423,11 +423,11 @@ def _render_tool_response(
     if type(tool_call_id) is not str:  # L116
         raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
     if spans:
-        spans.source(f"messages[{index}].tool_call_id", 1)
+        spans.field(index, ".tool_call_id", 1)
     extend(("<|tool_response:begin|>", tool_call_id, "<|tool_response:name|>"))  # L116
     _get_tool_name(emit, tool_names, tool_call_id, spans)  # L117
     if spans:
-        spans.source(f"messages[{index}].content", 1)
+        spans.field(index, ".content", 1)
     extend((
         "<|tool_response:result|>",  # L118
         to_str(message.get("content", MISSING)),  # L119
@@ -449,7 +449,7 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
     if thinks:  # L128, L132
         if spans:
             spans.open(1)
-            spans.source(f"messages[{index}].reasoning", 2)
+            spans.field(index, ".reasoning", 2)
         extend(("<|begin|>assistant", "<|think|>", need_str(reasoning, f"messages[{index}].reasoning"),
                 _END))
     tool_calls = message.get("tool_calls", MISSING)
@@ -470,7 +470,7 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
         if spans:
             if not thinks:
                 spans.open(1)
-            spans.source(f"messages[{index}].content", 2)
+            spans.field(index, ".content", 2)
         extend(("<|begin|>assistant", "<|content|>", content, _END))  # L146
     if spans:
         spans.close()
