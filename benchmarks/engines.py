@@ -8,9 +8,11 @@
   included when the package has it.
 - ``chatformats.spans`` / ``chatformats.apply_spans`` — ``chatformats.render_spans(...)`` and
   ``chatformats.apply_chat_template_spans(...)`` with the same arguments as the two above, their
-  ``.text`` checked like every engine's output: what recording the spans costs (the
-  ``render_spans/render`` and ``apply_spans/apply`` ratios); not built for a format whose port does
-  not record spans yet.
+  ``.text`` checked like every engine's output, after reading ``.spans`` and ``.assistant_spans``
+  (worked out when first read): what recording and reading the spans costs (the
+  ``render_spans/render`` and ``apply_spans/apply`` ratios; each ``Span`` record and its path
+  string are made when the spans are iterated, not counted); not built for a format whose port
+  does not record spans yet.
 - ``jinja2`` — the reference template compiled once by transformers' own
   ``chat_template_utils._compile_jinja_template`` (its ``ImmutableSandboxedEnvironment``, filters
   and globals: exactly the environment every transformers-based server renders in), then
@@ -103,7 +105,9 @@ def chatformats_spans(name: str) -> Engine:
     render_spans = chatformats.render_spans
 
     def engine(workload: Dict[str, Any]) -> str:
-        return render_spans(name, workload["messages"], now=NOW, **workload["variables"]).text
+        rendering = render_spans(name, workload["messages"], now=NOW, **workload["variables"])
+        rendering.spans, rendering.assistant_spans  # worked out when first read: read both
+        return rendering.text
 
     return engine
 
@@ -115,6 +119,7 @@ def chatformats_apply_spans(name: str) -> Engine:
     def engine(workload: Dict[str, Any]) -> str:
         rendering = apply_spans(name, workload["messages"], tools=workload.get("tools"),
                                 add_generation_prompt=True, now=NOW)
+        rendering.spans, rendering.assistant_spans  # type: ignore[union-attr]
         return rendering.text  # type: ignore[union-attr]
 
     return engine
