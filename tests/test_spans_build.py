@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chatformats._spans import Recorder, Span, build, field_key
+from chatformats._spans import Recorder, Span, build
 
 pieces = st.lists(st.sampled_from(["", "a", "bc", "<|x|>", "\n"]), max_size=12)
 
@@ -22,7 +22,7 @@ def recordings(draw: st.DrawFn) -> Recorder:
         for index in draw(st.lists(st.integers(0, n - 1), max_size=n)):
             # A message field's path in either form the ports record it in.
             recorder.sources[index] = draw(st.sampled_from(
-                ["messages[0].content", field_key(0, ".content"), field_key(1, ".role"), "tools[1]", "x"]))
+                ["messages[0].content", (0, ".content"), (1, ".role"), "tools[1]", "x"]))
         for _ in range(draw(st.integers(0, 3))):
             first = draw(st.integers(0, n))
             end = draw(st.integers(first, n))
@@ -33,7 +33,7 @@ def recordings(draw: st.DrawFn) -> Recorder:
 
 
 def expected_spans(recorder: Recorder) -> list[Span]:
-    written = {field_key(0, ".content"): "messages[0].content", field_key(1, ".role"): "messages[1].role"}
+    written = {(0, ".content"): "messages[0].content", (1, ".role"): "messages[1].role"}
     paths = {i: written.get(key, key) for i, key in recorder.sources.items()}
     owners = [paths.get(i) for i, piece in enumerate(recorder.pieces) for _ in piece]
     spans: list[Span] = []

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 from itertools import accumulate, compress, islice
-from operator import add, eq, itemgetter, ne
+from operator import eq, itemgetter, ne
 
 from typing import Any, Iterable, Tuple, Union
 
@@ -38,11 +38,6 @@ __all__ = ["Span", "Recorder", "Rendering", "build"]
 
 #: A recorded source: a path, or a message field's key ``(index, tail)`` (:meth:`Recorder.field`).
 Path = Union[str, Tuple[int, str]]
-
-
-def field_key(index: int, tail: str) -> tuple[int, str]:
-    """The key :meth:`Recorder.field` records for ``f"messages[{index}]{tail}"``."""
-    return (index, tail)
 
 
 def _path(key: Path | None) -> str | None:
@@ -163,7 +158,10 @@ class Spans(Sequence[Span]):
     @classmethod
     def _recorded(cls, starts: list[int], ends: list[int], keys: list[Any]) -> Spans:
         """Spans whose sources may still be message fields' keys."""
-        self = cls(starts, ends, keys)
+        self = object.__new__(cls)
+        _set_starts(self, starts)
+        _set_ends(self, ends)
+        _set_sources(self, keys)
         _set_keyed(self, True)
         return self
 
@@ -371,9 +369,10 @@ def _turns_of(recorder: Recorder) -> tuple[tuple[int, int], ...]:
     turns = recorder.turns
     if not turns:
         return ()
-    at = _starts_of(recorder).__getitem__
-    return tuple(zip(map(add, map(at, turns[0::4]), turns[1::4]),
-                     map(add, map(at, turns[2::4]), turns[3::4])))
+    starts = _starts_of(recorder)
+    each = iter(turns)  # four at a time
+    return tuple([(starts[first] + into_first, starts[end] + into_end)
+                  for first, into_first, end, into_end in zip(each, each, each, each)])
 
 
 def _spans_of(text: str, recorder: Recorder) -> Spans:

@@ -34,7 +34,7 @@ from .._jinja import (
     to_str,
     tojson,
 )
-from .._spans import Path, Recorder, field_key
+from .._spans import Path, Recorder
 from ..errors import TemplateError
 
 _IMAGE_PAD = "<|image_pad|>"
@@ -220,7 +220,7 @@ class Text:
 
 
 def role_header(spans: Recorder, extend: Callable[[Iterable[str]], None], index: int, role: str,
-                rest: str) -> str:
+                rest: str, content_ahead: int = 0) -> str:
     """Spans: a turn's opening ``'<|im_start|>' + message.role + '\\n' + rest`` with its role
     sourced.
 
@@ -228,8 +228,12 @@ def role_header(spans: Recorder, extend: Callable[[Iterable[str]], None], index:
     the text is the same); with spans, this emits the header ``<|im_start|>``, the role and
     ``\\n`` as pieces of their own and returns ``rest`` (``""`` or ``<think>\\n``), the last
     piece.  (One piece, not four, when spans are off: ``benchmarks/`` chat workloads, a few
-    percent.)"""
-    spans.field(index, ".role", 1)
+    percent.)  With ``content_ahead``, the message's string content is the piece that many pieces
+    after ``rest``, recorded in the same call."""
+    if content_ahead:
+        spans.fields(index, ".role", 1, ".content", 3 + content_ahead)
+    else:
+        spans.field(index, ".role", 1)
     extend(("<|im_start|>", role, "\n"))
     return rest
 
@@ -249,7 +253,7 @@ def origin(raw_content: Any, record: list[tuple[str, str | None]] | None, render
     the content's path for a string (every slice of it is sourced by that path), else its parts
     (``record``)."""
     if type(raw_content) is str:
-        return field_key(index, ".content"), 0
+        return (index, ".content"), 0  # spans.field's key
     return Text(record or ()), _lead(rendered)
 
 
@@ -269,9 +273,13 @@ def assistant_origin(message: dict[str, Any], raw_content: Any,
                      index: int) -> tuple[Path | Text, int, Path | Text | None, int]:
     """Spans: where an assistant turn's content and reasoning, as L81-90 leave them, came from
     and start (``(source, at, reasoning source, reasoning at)``)."""
-    source, at = origin(raw_content, record, rendered, index)
+    source: Path | Text
+    if type(raw_content) is str:  # origin(), inlined for the common case
+        source, at = (index, ".content"), 0  # spans.field's key
+    else:
+        source, at = origin(raw_content, record, rendered, index)
     if type(message.get("reasoning_content", MISSING)) is str:  # L82-83
-        return source, at, field_key(index, ".reasoning_content"), 0
+        return source, at, (index, ".reasoning_content"), 0
     if type(source) is not Text:  # every slice of a string content, either half of the split too
         return source, 0, source, 0
     content = rendered.strip()
@@ -434,8 +442,11 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         elif role == "user":  # L78-79
             header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n' (the role is "user")
             if spans:
-                header = role_header(spans, extend, index, role, "")
-                source_content(spans, pending, raw_content, record, rendered, index, content, 1)
+                if type(raw_content) is str:  # the role's and the content's paths in one call
+                    header = role_header(spans, extend, index, role, "", 1)
+                else:
+                    header = role_header(spans, extend, index, role, "")
+                    source_content(spans, pending, raw_content, record, rendered, index, content, 1)
             extend((header, content, "<|im_end|>\n"))
         elif role == "assistant":  # L80
             reasoning_content = ""  # L81
