@@ -475,10 +475,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
                 if spans:
-                    header = role_header(spans, extend, index, role, "")
-                    source, at, _, _ = assistant_origin(message, raw_content, record, rendered, index)
+                    if type(raw_content) is str:  # the role's and the content's paths in one call
+                        header = role_header(spans, extend, index, role, "", 1)
+                    else:
+                        header = role_header(spans, extend, index, role, "")
+                        source, at, _, _ = assistant_origin(message, raw_content, record, rendered, index)
+                        source_text(spans, pending, source, at, content, 1)
                     spans.open(1)
-                    source_text(spans, pending, source, at, content, 1)
                 extend((header, content))
             tool_calls = message.get("tool_calls", MISSING)
             if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):  # L96
