@@ -200,9 +200,11 @@ def check_rendering(name: str, rendering: chatformats.Rendering, roots: dict[str
         note(f"spans: {spans!r}\nassistant spans: {rendering.assistant_spans!r}")
     # 2. tiling
     position = 0
-    for span in spans:
+    for index, span in enumerate(spans):
         assert span.start == position and span.end > span.start, f"not a tiling at {span!r}"
         assert span.source is None or type(span.source) is str
+        # one span per run of one source (a port records each path in one form)
+        assert index == 0 or spans[index - 1].source != span.source, f"a run cut at {span!r}"
         position = span.end
     assert position == len(text), "the spans stop before the end of the text"
     previous = 0

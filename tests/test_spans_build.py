@@ -20,9 +20,10 @@ def recordings(draw: st.DrawFn) -> Recorder:
     n = len(recorder.pieces)
     if n:
         for index in draw(st.lists(st.integers(0, n - 1), max_size=n)):
-            # A message field's path in either form the ports record it in.
+            # A path as a string, or a message field's key (Recorder.field; never both forms of
+            # one path, as the ports record them).
             recorder.sources[index] = draw(st.sampled_from(
-                ["messages[0].content", (0, ".content"), (1, ".role"), "tools[1]", "x"]))
+                ["messages[0].tool_calls[0].id", (0, ".content"), (1, ".role"), "tools[1]", "x"]))
         for _ in range(draw(st.integers(0, 3))):
             first = draw(st.integers(0, n))
             end = draw(st.integers(first, n))

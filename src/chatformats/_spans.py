@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 from itertools import accumulate, compress, islice
-from operator import eq, itemgetter, ne
+from operator import eq, itemgetter
 
 from typing import Any, Iterable, Tuple, Union
 
@@ -104,7 +104,8 @@ class Recorder:
 
     def field(self, index: int, tail: str, ahead: int = 0) -> None:
         """:meth:`source` for ``f"messages[{index}]{tail}"`` (``tail``: ``".content"``), the path
-        written only when a span is read."""
+        written only when a span is read.  A message's field is always recorded this way, never
+        as the string (runs of one source are merged by comparing what was recorded)."""
         self.sources[len(self.pieces) + ahead] = (index, tail)
 
     def fields(self, index: int, tail: str, ahead: int, tail2: str, ahead2: int) -> None:
@@ -405,25 +406,31 @@ def _spans_of(text: str, recorder: Recorder) -> Spans:
     paths: list[Any] = [None] * (2 * len(order) + 1)
     paths[1::2] = get(sources)
     # Empty spans are dropped (an empty piece, no template text before the first piece, after
-    # the last or between two): an empty span i is a repeated boundary.  Without one, the
-    # spans alternate template text and sourced pieces, so no two neighbours share a source.
-    # Empty spans at the start (a prompt that starts with a sourced ``bos_token``, perhaps
-    # empty) leave the rest alternating: they go first, without a pass over the rest.
+    # the last or between two): span i is empty where bounds[i] == bounds[i + 1].  Without one,
+    # the spans alternate template text and sourced pieces, so no two neighbours share a source;
+    # with one, the spans on either side of a run of empty ones may share a source (template
+    # text on both sides of an empty piece, two pieces of one value in a row) and become one.
+    # Empty spans are few (an empty content), so they are handled one by one; those at the start
+    # (a prompt that starts with a sourced ``bos_token``, perhaps empty) leave the rest
+    # alternating, and go first.
     while len(paths) > 1 and bounds[1] == 0:
         del bounds[0], paths[0]
-    if len(set(bounds)) < len(bounds):
-        keep = list(map(ne, bounds, islice(bounds, 1, None)))
-        paths = list(map(_path, compress(paths, keep)))  # a path recorded in either form
-        keep.insert(0, True)
-        bounds = list(compress(bounds, keep))
-        # Runs of one source (two pieces of one value in a row, template text on both sides of
-        # a dropped empty piece) become one span: the boundary between them goes.
-        if any(map(eq, paths, islice(paths, 1, None))):
-            keep = list(map(ne, paths, islice(paths, 1, None)))
-            keep.insert(0, True)
-            paths = list(compress(paths, keep))
-            keep.append(True)
-            bounds = list(compress(bounds, keep))
+    if len(set(bounds)) < len(bounds):  # a repeated boundary: an empty span
+        empty = list(compress(range(len(paths)), map(eq, bounds, islice(bounds, 1, None))))
+        keep_span = [True] * len(paths)
+        keep_bound = [True] * len(bounds)
+        first = 0  # of the current run of empty spans
+        for position, i in enumerate(empty):
+            keep_span[i] = keep_bound[i + 1] = False  # the span and its end, equal to its start
+            if position == 0 or empty[position - 1] != i - 1:
+                first = i
+            if position + 1 < len(empty) and empty[position + 1] == i + 1:
+                continue  # the run goes on
+            before, after = first - 1, i + 1
+            if before >= 0 and after < len(paths) and paths[before] == paths[after]:
+                keep_span[after] = keep_bound[before + 1] = False  # one source: one span
+        paths = list(compress(paths, keep_span))
+        bounds = list(compress(bounds, keep_bound))
     return Spans._recorded(bounds[:-1], bounds[1:], paths)
 
 

@@ -90,7 +90,7 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
         first = item(messages, 0, "messages")
         if attr(first, "role", "messages[0]") == "system":  # L3-5
             if spans:
-                spans.source("messages[0].content")
+                spans.field(0, ".content")
             emit(need_str(attr(first, "content"), "messages[0].content"))
             emit("\n\n")
         if preamble:
@@ -108,7 +108,7 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
             system_content = need_str(attr(first, "content"), "messages[0].content")
             emit("<|im_start|>system\n")
             if spans:
-                spans.source("messages[0].content")
+                spans.field(0, ".content")
             emit(system_content)
             emit("<|im_end|>\n")
 

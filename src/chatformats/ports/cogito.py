@@ -127,7 +127,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     if tools is not None or ns.has_system_message:  # system_message != ''
         emit(_SYSTEM_HEADER)  # L27-29
         if spans:
-            spans.source("messages[0].content", 1)
+            spans.field(0, ".content", 1)
         extend((ns.system_prefix, ns.system_content))  # L30
         if tools is not None:  # L31
             if ns.has_system_message:  # L32-36: system_message != ""

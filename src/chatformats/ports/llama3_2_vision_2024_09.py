@@ -301,7 +301,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
             emit(wording.system_tools)  # L51-53
             tools_json(extend, tools, variables, spans)  # L54-57
         if spans and offset:
-            spans.source("messages[0].content")
+            spans.field(0, ".content")
         emit(system_message)  # L59
         emit(_EOT)  # L60
 

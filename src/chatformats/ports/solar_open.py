@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .._jinja import MISSING, attr, concat_error, iterate, namespace, need_str, strftime_now, to_str, tojson
-from .._spans import Recorder
+from .._spans import Path, Recorder
 from ..errors import ChatFormatError, TemplateTypeError, UndefinedValueError
 
 Emit = Callable[[str], None]
@@ -124,10 +124,11 @@ def scan(messages: Sequence[Any]) -> Namespace:
     return Namespace(last_user_idx=last_user_idx, system_messages=system_messages)
 
 
-def _system_message_paths(messages: Sequence[Any]) -> List[str]:
-    """For spans: the path of each entry of ``ns.system_messages`` (L87-92), in order."""
+def _system_message_paths(messages: Sequence[Any]) -> List[Path]:
+    """For spans: the path of each entry of ``ns.system_messages`` (L87-92), in order (as
+    ``spans.field`` records it)."""
     return [
-        f"messages[{index}].content"
+        (index, ".content")
         for index, message in enumerate(messages)
         if type(message) is dict and message.get("role", MISSING) == "system"
     ]
@@ -232,7 +233,7 @@ def index_tool_names(messages: Sequence[Any], with_paths: bool = False) -> ToolN
 
 def _render_system_message(
     emit: Emit, user_system_messages: List[Any], default_system_prompt: Any, now: datetime,
-    is_first_block: bool, paths: Optional[List[str]] = None, spans: Optional[Recorder] = None,
+    is_first_block: bool, paths: Optional[List[Path]] = None, spans: Optional[Recorder] = None,
 ) -> bool:
     """L19-34; returns ``sys_ns.is_first_block``.  ``paths``: with ``spans``, the path of each
     of ``user_system_messages``."""
