@@ -108,13 +108,18 @@ class Recorder:
         as the string (runs of one source are merged by comparing what was recorded)."""
         self.sources[len(self.pieces) + ahead] = (index, tail)
 
-    def fields(self, index: int, tail: str, ahead: int, tail2: str, ahead2: int) -> None:
+    def fields(self, index: int, tail: str, ahead: int, tail2: str, ahead2: int,
+               opens: int = -1) -> None:
         """:meth:`field` twice, in one call (a message's role and content, around the header's
-        literal: the render of a message costs little more than a call)."""
+        literal: the render of a message costs little more than a call); and :meth:`open` at
+        ``opens`` when it is not negative."""
         sources = self.sources
         count = len(self.pieces)
         sources[count + ahead] = (index, tail)
         sources[count + ahead2] = (index, tail2)
+        if opens >= 0:
+            opens += count
+            self.turns += (opens, 0, opens, 0)
 
     def turn(self, ahead: int, end: int) -> None:
         """:meth:`open` at ``ahead`` and :meth:`close` at ``end``, in one call."""
