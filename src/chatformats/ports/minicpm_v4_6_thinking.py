@@ -273,11 +273,7 @@ def assistant_origin(message: dict[str, Any], raw_content: Any,
                      index: int) -> tuple[Path | Text, int, Path | Text | None, int]:
     """Spans: where an assistant turn's content and reasoning, as L81-90 leave them, came from
     and start (``(source, at, reasoning source, reasoning at)``)."""
-    source: Path | Text
-    if type(raw_content) is str:  # origin(), inlined for the common case
-        source, at = (index, ".content"), 0  # spans.field's key
-    else:
-        source, at = origin(raw_content, record, rendered, index)
+    source, at = origin(raw_content, record, rendered, index)
     if type(message.get("reasoning_content", MISSING)) is str:  # L82-83
         return source, at, (index, ".reasoning_content"), 0
     if type(source) is not Text:  # every slice of a string content, either half of the split too
