@@ -40,7 +40,7 @@ import sys
 from typing import Sequence
 
 from . import io as _io
-from .arguments import _add_input_options, _ArgumentParser, _parse_var, _positive
+from .arguments import _add_input_options, _ArgumentParser, _positive
 from .common import (
     EXIT_DIFFERENT,
     EXIT_FAILED,
@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .request import add_parser as add_request_parser
 
     add_request_parser(sub)
-    _audit.add_parser(sub, _resolve_format, _parse_file, _parse_var)
+    _audit.add_parser(sub, _resolve_format, _parse_file)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""Argument parsing: the options ``render`` and ``verify`` share, the ``--var`` and
+"""Argument parsing: the options ``render``, ``verify`` and ``audit`` share, the ``--var`` and
 ``--workers`` value types, and a parser whose errors are one line."""
 
 from __future__ import annotations
@@ -45,6 +45,16 @@ def _add_input_options(p: argparse.ArgumentParser, what: str) -> None:
                         "messages, tools and template variables")
     p.add_argument("--jsonl", metavar="IN",
                    help=f"{what} a JSONL dataset, one conversation per line (- for stdin)")
+    add_render_options(p)
+    p.add_argument("--progress", action="store_true", default=None,
+                   help="show a progress bar on stderr (default: when stderr is a terminal)")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="never show the progress bar")
+
+
+def add_render_options(p: argparse.ArgumentParser) -> None:
+    """How a conversation is rendered: ``--layer``, ``--generation-prompt``, ``--now``, ``--var``
+    (``render``, ``verify`` and ``audit``)."""
     p.add_argument("--layer", choices=LAYERS, default="pipeline",
                    help="template: the template alone (chatformats.render); pipeline (default): "
                         "what transformers' apply_chat_template gives, i.e. what a served model "
@@ -56,10 +66,6 @@ def _add_input_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--var", metavar="NAME=JSON", type=_parse_var, action="append", default=[],
                    help="a template variable, e.g. --var enable_thinking=false "
                         "--var date_string='\"26 Jul 2024\"' (repeatable; overrides the file)")
-    p.add_argument("--progress", action="store_true", default=None,
-                   help="show a progress bar on stderr (default: when stderr is a terminal)")
-    p.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="never show the progress bar")
 
 
 class _ArgumentParser(argparse.ArgumentParser):

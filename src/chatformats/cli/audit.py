@@ -27,7 +27,8 @@ import sys
 from typing import Any, Callable
 
 from ..errors import ChatFormatError
-from .common import EXIT_OK, InputError, UsageError, _describe, _name, _parse_now
+from .arguments import add_render_options
+from .common import EXIT_OK, InputError, UsageError, _describe, _name
 
 #: ``audit``: at least one control string in input-derived text.
 EXIT_FINDINGS = 3
@@ -36,11 +37,10 @@ EXIT_FINDINGS = 3
 _PIPELINE_PARAMS = ("tools", "documents", "add_generation_prompt", "continue_final_message")
 
 
-def add_parser(sub: Any, resolve: Callable[[str], Any], parse_file: Callable[[str], Any],
-               parse_var: Callable[[str], Any]) -> None:
+def add_parser(sub: Any, resolve: Callable[[str], Any], parse_file: Callable[[str], Any]) -> None:
     """Register ``audit`` on the ``build_parser`` sub-parsers.  ``resolve``: FORMAT -> format;
     ``parse_file``: FILE -> a conversation (``.messages``, ``.variables``) as ``render`` reads
-    it; ``parse_var``: the ``--var NAME=JSON`` parser."""
+    it."""
     p = sub.add_parser(
         "audit", help="find the format's control tokens in input-derived text",
         description="Render FILE with spans and report every control string of the format "
@@ -49,21 +49,9 @@ def add_parser(sub: Any, resolve: Callable[[str], Any], parse_file: Callable[[st
                     "read or rendered, 2 usage error.")
     p.add_argument("format", metavar="FORMAT", help="format name or model id")
     p.add_argument("file", metavar="FILE", help="a JSON file (- for stdin), as `render` reads it")
-    _add_render_options(p, parse_var)
+    add_render_options(p)  # as render's
     p.add_argument("--json", action="store_true", help="print the findings as a JSON list")
     p.set_defaults(func=lambda args: run_audit(args, resolve, parse_file))
-
-
-def _add_render_options(p: argparse.ArgumentParser, parse_var: Callable[[str], Any]) -> None:
-    p.add_argument("--layer", choices=("template", "pipeline"), default="pipeline",
-                   help="template: chatformats.render; pipeline (default): "
-                        "chatformats.apply_chat_template")
-    p.add_argument("--generation-prompt", action="store_true",
-                   help="pass add_generation_prompt=True")
-    p.add_argument("--now", metavar="ISO-DATE", type=_parse_now,
-                   help="the clock behind strftime_now (default: the current time)")
-    p.add_argument("--var", metavar="NAME=JSON", type=parse_var, action="append", default=[],
-                   help="a template variable (repeatable; overrides the file)")
 
 
 def add_html_option(render_parser: argparse.ArgumentParser, resolve: Callable[[str], Any],
