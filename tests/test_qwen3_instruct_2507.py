@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from .parity import assert_parity
+from .qwen3_2507 import SHARED_REGRESSIONS
 
 NAME = "qwen3-instruct-2507"
 
@@ -22,11 +23,7 @@ REGRESSIONS = [
                   {"role": "assistant", "content": "<think>\nsum\n</think>\n\n4", "reasoning_content": "r"}],
                  {"add_generation_prompt": True},
                  id="no </think> split with reasoning_content: content as given"),
-    pytest.param([{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f"}}, "x"]}], {},
-                 id="a first call after empty content: no newline; a string call: name undefined"),
-    pytest.param([{"role": "system", "content": ["a"]}], {}, id="list + str fails"),
-    pytest.param(["user", {"role": "user", "content": ["x"]}, {"role": "system", "content": 1}],
-                 {"add_generation_prompt": True}, id="non-string contents render as ''"),
+    *SHARED_REGRESSIONS,
 ]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from .parity import assert_parity
+from .qwen3_2507 import SHARED_REGRESSIONS
 
 NAME = "qwen3-thinking-2507"
 
@@ -28,11 +29,7 @@ REGRESSIONS = [
     pytest.param([{"role": "user", "content": "<tool_response>x</tool_response>"},
                   {"role": "assistant", "content": "a"}, {"role": "assistant", "content": "b"}], {},
                  id="no real query: last_query_index is the last message"),
-    pytest.param([{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f"}}, "x"]}], {},
-                 id="a first call after empty content: no newline; a string call: name undefined"),
-    pytest.param([{"role": "system", "content": ["a"]}], {}, id="list + str fails"),
-    pytest.param(["user", {"role": "user", "content": ["x"]}, {"role": "system", "content": 1}],
-                 {"add_generation_prompt": True}, id="non-string contents render as ''"),
+    *SHARED_REGRESSIONS,
 ]
 
 
