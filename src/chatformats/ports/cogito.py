@@ -55,31 +55,28 @@ class Namespace:
     ``namespace()``; this record is its state).
 
     ``tools`` is ``None`` when not passed (L2-4); ``enable_thinking`` is ``False`` when not
-    passed (L5-7); ``system_content`` is the first message's content through ``|trim`` when its
-    role is ``system`` (L9-14), and ``system_prefix`` the thinking sentence L16-24 puts in front of
-    it (``""`` when none): the template's ``system_message`` is the two, and is ``""`` exactly when
-    both are (:attr:`has_system_message`, kept as that test: the port emits the two as pieces);
-    ``start`` is where the loop's ``messages`` begins in the caller's list: 1 when L11 sliced
-    the system message off, else 0 (the loop reads ``messages`` from there instead of copying
-    the slice, whose reference counting alone touches every message twice)."""
+    passed (L5-7); ``system_message`` is the first message's content through ``|trim`` when its
+    role is ``system`` (L9-14), with the thinking sentence put in front (L16-24), and
+    ``system_prefix`` that sentence (``""`` when none: spans source the rest of
+    ``system_message`` to ``messages[0].content``); ``start`` is where the loop's ``messages``
+    begins in the caller's list: 1 when L11 sliced the system message off, else 0 (the loop
+    reads ``messages`` from there instead of copying the slice, whose reference counting alone
+    touches every message twice)."""
 
-    __slots__ = ("tools", "enable_thinking", "system_prefix", "system_content", "has_system_message",
-                 "start")
+    __slots__ = ("tools", "enable_thinking", "system_message", "system_prefix", "start")
 
     tools: Any
     enable_thinking: Any
+    system_message: str
     system_prefix: str
-    system_content: str
-    has_system_message: bool
     start: int
 
-    def __init__(self, tools: Any, enable_thinking: Any, system_prefix: str, system_content: str,
+    def __init__(self, tools: Any, enable_thinking: Any, system_message: str, system_prefix: str,
                  start: int) -> None:
         self.tools = tools
         self.enable_thinking = enable_thinking
+        self.system_message = system_message
         self.system_prefix = system_prefix
-        self.system_content = system_content
-        self.has_system_message = system_prefix != "" or system_content != ""
         self.start = start
 
 
@@ -95,17 +92,18 @@ def scan(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
     first = item(messages, 0, "messages")
     start = 0
     if item(first, "role", "messages[0]") == "system":
-        system_content = trim(item(first, "content"))  # L10
+        system_message = trim(item(first, "content"))  # L10
         start = 1  # L11: messages = messages[1:]
     else:
-        system_content = ""  # L13
+        system_message = ""  # L13
     prefix = ""
     if enable_thinking:  # L16
-        if system_content != "":  # L17-20
+        if system_message != "":  # L17-20
             prefix = _THINKING_SEP
+            system_message = prefix + system_message
         else:  # L21-22
-            prefix = _THINKING
-    return Namespace(tools, enable_thinking, prefix, system_content, start)
+            prefix = system_message = _THINKING
+    return Namespace(tools, enable_thinking, system_message, prefix, start)
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -124,13 +122,17 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     tools = ns.tools
 
     # L26-47: the system block.
-    if tools is not None or ns.has_system_message:  # system_message != ''
+    system_message = ns.system_message
+    if tools is not None or system_message != "":
         emit(_SYSTEM_HEADER)  # L27-29
-        if spans:
+        if spans:  # the thinking sentence is the template's, the rest messages[0].content
             spans.field(0, ".content", 1)
-        extend((ns.system_prefix, ns.system_content))  # L30
+            prefix = ns.system_prefix
+            extend((prefix, system_message[len(prefix):]))
+        else:
+            emit(system_message)  # L30
         if tools is not None:  # L31
-            if ns.has_system_message:  # L32-36: system_message != ""
+            if system_message != "":  # L32-36
                 emit(_TOOLS_SEP)
             emit(_TOOLS_HEAD)  # L37-38
             if spans:
