@@ -142,39 +142,33 @@ class Recorder:
 class Spans(Sequence[Span]):
     """The spans of a :class:`Rendering`: a read-only sequence of :class:`Span`, tiling its text.
 
-    Kept as three columns (starts, ends, sources) and made into :class:`Span` records as they are
-    read: a long conversation has a few spans per message, and a record each, made up front,
-    would cost more than the render itself.  For the same reason a message field's path
-    (recorded as a key, :meth:`Recorder.field`) is written when the first span is read.  Compares
-    equal to any sequence of the same spans."""
+    Kept as two columns, the boundaries (span ``i`` runs from ``bounds[i]`` to ``bounds[i + 1]``)
+    and the sources, and made into :class:`Span` records as they are read: a long conversation
+    has a few spans per message, and a record each, made up front, would cost more than the
+    render itself.  For the same reason a message field's path (recorded as a key,
+    :meth:`Recorder.field`) is written when the first span is read.  Compares equal to any
+    sequence of the same spans."""
 
-    __slots__ = ("_starts", "_ends", "_sources", "_keyed")
+    __slots__ = ("_bounds", "_sources", "_keyed")
 
-    _starts: list[int]
-    _ends: list[int]
+    _bounds: list[int]  # one more than there are spans
     _sources: list[Any]  # str | None, and while _keyed also a message field's key
     _keyed: bool
 
-    def __init__(self, starts: list[int], ends: list[int], sources: list[str | None]) -> None:
-        _set_starts(self, starts)
-        _set_ends(self, ends)
+    def __init__(self, bounds: list[int], sources: list[str | None], keyed: bool = False) -> None:
+        _set_bounds(self, bounds)
         _set_sources(self, sources)
-        _set_keyed(self, False)
-
-    @classmethod
-    def _recorded(cls, starts: list[int], ends: list[int], keys: list[Any]) -> Spans:
-        """Spans whose sources may still be message fields' keys."""
-        self = object.__new__(cls)
-        _set_starts(self, starts)
-        _set_ends(self, ends)
-        _set_sources(self, keys)
-        _set_keyed(self, True)
-        return self
+        _set_keyed(self, keyed)
 
     @classmethod
     def of(cls, spans: Any) -> Spans:
+        """The spans ``spans`` (``(start, end, source)`` each), which must tile their range."""
         spans = list(spans)
-        return cls([s[0] for s in spans], [s[1] for s in spans], [s[2] for s in spans])
+        bounds = [span[0] for span in spans]
+        bounds.append(spans[-1][1] if spans else 0)
+        if any(span[1] != bound for span, bound in zip(spans, bounds[1:])):
+            raise ValueError("spans must be contiguous: each starts where the one before ends")
+        return cls(bounds, [span[2] for span in spans])
 
     def _paths(self) -> list[str | None]:
         """The sources column, every path written."""
@@ -187,40 +181,47 @@ class Spans(Sequence[Span]):
         raise AttributeError("spans are read-only")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Spans, (self._starts, self._ends, self._paths()))
+        return (Spans, (self._bounds, self._paths()))
 
     def __len__(self) -> int:
-        return len(self._starts)
+        return len(self._sources)
 
     def __getitem__(self, index: Any) -> Any:
+        bounds, paths = self._bounds, self._paths()
         if type(index) is slice:
-            return tuple(map(_new_span, zip(self._starts[index], self._ends[index], self._paths()[index])))
-        return _new_span((self._starts[index], self._ends[index], self._paths()[index]))
+            return tuple([_new_span((bounds[i], bounds[i + 1], paths[i]))
+                          for i in range(len(paths))[index]])
+        i = range(len(paths))[index]  # negative indices, and the IndexError
+        return _new_span((bounds[i], bounds[i + 1], paths[i]))
 
     def __iter__(self) -> Any:
-        return map(_new_span, zip(self._starts, self._ends, self._paths()))
+        bounds = self._bounds
+        return map(_new_span, zip(bounds, islice(bounds, 1, None), self._paths()))
 
     def __reversed__(self) -> Any:
-        return map(_new_span, zip(reversed(self._starts), reversed(self._ends), reversed(self._paths())))
+        return reversed(tuple(self))
+
+    def _key(self) -> tuple[list[int], list[str | None]]:
+        paths = self._paths()
+        return (self._bounds if paths else [], paths)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Spans):
-            return (self._starts == other._starts and self._ends == other._ends
-                    and self._paths() == other._paths())
+            return self._key() == other._key()
         try:
             return tuple(self) == tuple(other)  # type: ignore[arg-type]
         except TypeError:
             return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((tuple(self._starts), tuple(self._ends), tuple(self._paths())))
+        bounds, paths = self._key()
+        return hash((tuple(bounds), tuple(paths)))
 
     def __repr__(self) -> str:
         return f"Spans({list(self)!r})"
 
 
-_set_starts = Spans.__dict__["_starts"].__set__
-_set_ends = Spans.__dict__["_ends"].__set__
+_set_bounds = Spans.__dict__["_bounds"].__set__
 _set_sources = Spans.__dict__["_sources"].__set__
 _set_keyed = Spans.__dict__["_keyed"].__set__
 
@@ -437,7 +438,7 @@ def _spans_of(text: str, recorder: Recorder) -> Spans:
                 keep_span[after] = keep_bound[before + 1] = False  # one source: one span
         paths = list(compress(paths, keep_span))
         bounds = list(compress(bounds, keep_bound))
-    return Spans._recorded(bounds[:-1], bounds[1:], paths)
+    return Spans(bounds, paths, True)
 
 
 def _get_each(keys: list[int], items: Any) -> list[Any]:
