@@ -13,6 +13,9 @@
   ``render_spans/render`` and ``apply_spans/apply`` ratios; each ``Span`` record and its path
   string are made when the spans are iterated, not counted); not built for a format whose port
   does not record spans yet.
+- ``chatformats.nospans`` — ``chatformats.render`` as the ``chatformats`` engine calls it, with the
+  format's port replaced by a copy without its spans code (``benchmarks/nospans.py``): what
+  spans cost when they are off (the ``spans_off/no_spans_code`` ratio).
 - ``jinja2`` — the reference template compiled once by transformers' own
   ``chat_template_utils._compile_jinja_template`` (its ``ImmutableSandboxedEnvironment``, filters
   and globals: exactly the environment every transformers-based server renders in), then
@@ -44,8 +47,8 @@ NOW = datetime(2026, 3, 7, 14, 5, 9)
 Engine = Callable[[Dict[str, Any]], str]
 
 #: Report order.
-ENGINES = ("chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans", "jinja2",
-           "transformers", "minijinja")
+ENGINES = ("chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans",
+           "chatformats.nospans", "jinja2", "transformers", "minijinja")
 
 
 def variables(name: str, workload: Dict[str, Any]) -> Dict[str, Any]:
@@ -125,6 +128,20 @@ def chatformats_apply_spans(name: str) -> Engine:
     return engine
 
 
+def chatformats_nospans(name: str) -> Engine:
+    import chatformats
+
+    from .nospans import register
+
+    key = register(name)  # the port table's key of the copy: the same fast path as the real port
+    render = chatformats.render
+
+    def engine(workload: Dict[str, Any]) -> str:
+        return render(key, workload["messages"], now=NOW, **workload["variables"])
+
+    return engine
+
+
 def jinja2_engine(name: str) -> Engine:
     import chatformats
     from transformers.utils import chat_template_utils as tcu
@@ -196,6 +213,7 @@ BUILDERS: Dict[str, Callable[[str], Optional[Engine]]] = {
     "chatformats.apply": chatformats_apply,
     "chatformats.spans": chatformats_spans,
     "chatformats.apply_spans": chatformats_apply_spans,
+    "chatformats.nospans": chatformats_nospans,
     "jinja2": jinja2_engine,
     "transformers": transformers_engine,
     "minijinja": minijinja_engine,

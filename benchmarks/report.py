@@ -11,7 +11,8 @@ from .common import COST_TARGETS
 from .engines import ENGINES as _ENGINE_COLUMNS
 _RATIO_COLUMNS = (("jinja2/chatformats", "jinja2 / cf"), ("minijinja/chatformats", "minijinja / cf"),
                   ("transformers/chatformats.apply", "transformers / cf.apply"),
-                  ("render_spans/render", "cf.spans / cf"), ("apply_spans/apply", "cf.apply_spans / cf.apply"))
+                  ("render_spans/render", "cf.spans / cf"), ("apply_spans/apply", "cf.apply_spans / cf.apply"),
+                  ("spans_off/no_spans_code", "cf / cf.nospans"))
 
 
 def _time(info: Dict[str, Any]) -> str:
@@ -80,6 +81,13 @@ def summary_tables(report: Dict[str, Any]) -> str:
                          f"{r['count']} format × workload pairs"
                          + (f"; above: {', '.join(r['above'])}" if r["above"] else "")
                          + f" | {'yes' if r['met'] else '**no**'} |")
+    if "spans_off/no_spans_code" in t:
+        r = t["spans_off/no_spans_code"]
+        lines.append(f"| spans off: the plain render ≤ {r['target']:g}× the same port without its spans code, on every workload "
+                     f"| highest {r['max']:.3f}× ({r['at']}), geometric mean {r['geomean']:.3f}× over "
+                     f"{r['count']} format × workload pairs"
+                     + (f"; above: {', '.join(r['above'])}" if r["above"] else "")
+                     + f" | {'yes' if r['met'] else '**no**'} |")
     if "import" in t:
         r = t["import"]
         lines.append(f"| `import chatformats` after `json`, `datetime` ≤ {r['target']:g} ms (CPU time) "
@@ -106,25 +114,9 @@ def summary_tables(report: Dict[str, Any]) -> str:
                     num = label.split("/")[0]
                     st = res["engines"].get(num, {}).get("status")
                     value = st if st and st != "ok" else None
-                cells.append(_ratio(value, 2 if label in COST_TARGETS else 1))
+                digits = 3 if label == "spans_off/no_spans_code" else 2 if label in COST_TARGETS else 1
+                cells.append(_ratio(value, digits))
             lines.append(f"| {fmt} | " + " | ".join(cells) + " |")
-        lines.append("")
-    off = s.get("spans_off")
-    if off:
-        load = off.get("baseline_load")
-        lines.append("**Spans off: this run's plain render / the recorded run's** (the recorded run: the "
-                     "`results.json` this run started from"
-                     + (f", load average at its start {', '.join(f'{x:.2f}' for x in load)}" if load else "")
-                     + "; 1.0× is unchanged, the difference between two runs on a shared machine is noise)")
-        lines.append("")
-        lines.append("| engine | format | " + " | ".join(workloads) + " |")
-        lines.append("|---|---|" + "---:|" * len(workloads))
-        for engine, info in off.items():
-            if engine == "baseline_load":
-                continue
-            for fmt, table in info["ratios"].items():
-                lines.append(f"| {engine} | {fmt} | "
-                             + " | ".join(_ratio(table.get(wl), 2) if wl in table else "—" for wl in workloads) + " |")
         lines.append("")
     # scaling
     tables = [(series, table, "single renders, the two sizes alternating: each right after an untimed render of the same "

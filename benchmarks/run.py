@@ -40,7 +40,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import engines as E
 from . import workloads as W
-from .common import HERE, RESULTS, SERIES_OF, SPANS_OFF_ENGINES, log
+from .common import HERE, RESULTS, SERIES_OF, log
 from .import_time import import_times
 from .machine import machine
 from .manifest import load_manifest, record_workloads, verify_workloads
@@ -65,9 +65,6 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                    help="extra calls of a slow engine (none beyond its correctness run if over 5x --slow)")
     p.add_argument("--single-calls", type=int, default=9,
                    help="single timed calls per engine at the scaling sizes (1,000 and 10,000 messages)")
-    p.add_argument("--baseline", type=Path, default=RESULTS / "results.json",
-                   help="the recorded run the spans-off check compares the plain renders with "
-                        "(default: benchmarks/results/results.json, read before it is rewritten)")
     p.add_argument("--import-repeats", type=int, default=21)
     p.add_argument("--no-import", action="store_true")
     p.add_argument("--no-memory", action="store_true")
@@ -127,14 +124,6 @@ def run(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     report: Dict[str, Any] = {"machine": machine(), "options": {k: str(v) for k, v in vars(opts).items()},
                               "formats": formats, "skipped_formats": skipped, "workloads": workloads,
                               "results": [], "engine_notes": {}}
-    if opts.baseline is not None and opts.baseline.is_file():
-        recorded = json.loads(opts.baseline.read_text(encoding="utf-8"))
-        # what the spans-off check reads: the plain renders' medians and the machine
-        report["baseline"] = {"path": str(opts.baseline), "machine": recorded.get("machine", {}), "results": [
-            {"format": r["format"], "workload": r["workload"],
-             "engines": {e: {"median_s": i["median_s"]} for e, i in r.get("engines", {}).items()
-                         if e in SPANS_OFF_ENGINES and "median_s" in i}}
-            for r in recorded.get("results", [])]}
     history: Dict[Tuple[str, str], Dict[int, float]] = {}
     order = sorted(workloads, key=lambda wl: (SERIES_OF.get(wl, ""), W.WORKLOADS[wl][1]))
     for fmt in formats:

@@ -7,7 +7,7 @@ import math
 from typing import Any, Dict, List, Sequence
 
 from . import workloads as W
-from .common import COST_TARGETS, IMPORT_MAX_MS, LINEAR_MAX, RATIOS, SERIES, SPANS_OFF_ENGINES, TARGETS
+from .common import COST_TARGETS, IMPORT_MAX_MS, LINEAR_MAX, RATIOS, SERIES, TARGETS
 
 def describe(result: Dict[str, Any]) -> str:
     parts = [f"{result['format']:>24} {result['workload']:<17}"]
@@ -89,7 +89,7 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
                                      "below": r["below_min_target"], "unreachable": ceilings.get(label, []),
                                      "min": r["min"], "min_target": min_target, "min_at": r["min_at"],
                                      "met": r["geomean"] >= geo_target and r["min"] >= min_target}
-    # Costs (lower is better): recording spans, on every workload measured.
+    # Costs (lower is better): spans on and off, on every workload measured.
     for label, most in COST_TARGETS.items():
         values = [(r["format"], r["workload"], r["ratios"][label]) for r in report["results"]
                   if label in r.get("ratios", {})]
@@ -99,9 +99,6 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
                                      "count": len(values), "geomean": geomean([v[2] for v in values]),
                                      "above": [f"{f} {w} {v:.2f}" for f, w, v in values if v > most],
                                      "met": worst[2] <= most}
-    spans_off = spans_off_check(report)
-    if spans_off:
-        out["spans_off"] = spans_off
     worst_scaling = [(fmt, series, v) for series, table in out["scaling"].items() for fmt, engines in table.items()
                      for name, v in engines.items() if name == "chatformats" and isinstance(v, float)]
     if worst_scaling:
@@ -119,26 +116,3 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
                                     "target": IMPORT_MAX_MS, "met": imp["chatformats"]["cpu_median_ms"] <= IMPORT_MAX_MS}
     return out
 
-
-def spans_off_check(report: Dict[str, Any]) -> Dict[str, Any]:
-    """This run's plain renders (spans off) against the recorded run's (``report["baseline"]``,
-    the ``results.json`` the run started from): ``{engine: {"ratios": {format: {workload:
-    this/recorded}}, "geomean": ..., "min": ..., "max": ...}}``.  Two runs on a shared machine
-    differ by their load too: read it with both load averages (``baseline_load``)."""
-    baseline = report.get("baseline") or {}
-    recorded = {(r["format"], r["workload"]): r for r in baseline.get("results", [])}
-    out: Dict[str, Any] = {}
-    for engine in SPANS_OFF_ENGINES:
-        ratios: Dict[str, Dict[str, float]] = {}
-        for r in report["results"]:
-            old = recorded.get((r["format"], r["workload"]), {}).get("engines", {}).get(engine, {})
-            new = r["engines"].get(engine, {})
-            if "median_s" in old and "median_s" in new:
-                ratios.setdefault(r["format"], {})[r["workload"]] = new["median_s"] / old["median_s"]
-        values = [v for table in ratios.values() for v in table.values()]
-        if values:
-            out[engine] = {"ratios": ratios, "geomean": geomean(values), "min": min(values), "max": max(values),
-                           "count": len(values)}
-    if out:
-        out["baseline_load"] = baseline.get("machine", {}).get("load_average_at_start")
-    return out

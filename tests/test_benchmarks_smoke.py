@@ -31,8 +31,8 @@ def test_saved_workloads_are_the_generated_ones():
 
 
 def test_pre_check_passes_on_the_smallest_workloads():
-    engines = ["chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans", "jinja2",
-               "transformers"]
+    engines = ["chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans",
+               "chatformats.nospans", "jinja2", "transformers"]
     try:
         import minijinja  # noqa: F401
 
@@ -48,6 +48,39 @@ def test_pre_check_passes_on_the_smallest_workloads():
         for engine, info in result["engines"].items():
             assert info["status"] == "ok", (result["format"], result["workload"], engine, info)
             assert info["samples"] >= 1
+
+
+def test_the_spans_off_copies_have_no_spans_code():
+    """The ``chatformats.nospans`` engine's ports (their output is checked above) name ``spans``
+    nowhere: no test, no parameter, no argument."""
+    import sys
+    import types
+
+    import chatformats
+    from benchmarks import nospans
+
+    formats, _ = R.ported_formats(None)
+    for fmt in formats:
+        nospans.register(fmt)
+    copies = [m for name, m in sys.modules.items() if name.endswith(nospans.SUFFIX)]
+    assert {m.__name__ for m in copies} >= {
+        f"chatformats.ports.{chatformats.get_format(f).module}{nospans.SUFFIX}" for f in formats}
+
+    def codes(code: types.CodeType):
+        yield code
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                yield from codes(const)
+
+    for module in copies:
+        for value in vars(module).values():
+            functions = [value] if isinstance(value, types.FunctionType) else [
+                v for v in vars(value).values() if isinstance(v, types.FunctionType)] if isinstance(value, type) else []
+            for function in functions:
+                if function.__module__ != module.__name__:
+                    continue
+                for code in codes(function.__code__):
+                    assert "spans" not in code.co_varnames + code.co_names, (module.__name__, code.co_name)
 
 
 def _result(fmt: str, wl: str, copy_s: float, **engines: dict) -> dict:

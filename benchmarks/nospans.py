@@ -1,0 +1,115 @@
+"""The spans-off check's comparison: each port as it would be without its spans code.
+
+A port records spans only when the render core passes it a recorder (``spans``); without one its
+only extra work is the ``if spans:`` tests and passing ``spans`` on to its helpers.  To measure
+that work in the same run as everything else, :func:`register` loads a copy of the port module
+(and of the sibling modules it imports from, ``_qwen3_2507``, ``llama3_2_vision_2024_09``) with
+the spans code taken out of the syntax tree:
+
+- every ``if`` whose test names ``spans`` is replaced by its ``else`` branch (or nothing);
+- ``x if spans else y`` becomes ``y`` (the port's ``out = spans.pieces if spans else []``);
+- every parameter named ``spans`` and every argument passing ``spans`` is dropped, and any
+  other use of the name is ``None`` (``spans is not None``).
+
+What stays is what the port computes for spans without testing ``spans`` (a variable where the
+plain render had a literal, the MiniCPM-V port's empty ``pending`` list): the check reports the
+cost of the tests and branches, and ``docs/benchmarks.md`` says what else was measured against
+the ports as they were before spans.  The copy is registered in the port table under its own
+key, so ``chatformats.render(key, ...)`` reaches it by the same fast path as the real port.
+This is benchmark code: it compiles source at run time, which the package itself never does.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+SUFFIX = "__nospans"
+
+
+def _names_spans(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == "spans" for n in ast.walk(node))
+
+
+class _Strip(ast.NodeTransformer):
+    def __init__(self, siblings: set[str]) -> None:
+        self.siblings = siblings
+
+    def visit_If(self, node: ast.If) -> Any:
+        if _names_spans(node.test):
+            return [self.visit(statement) for statement in node.orelse] or None
+        return self.generic_visit(node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        if _names_spans(node.test):
+            return self.visit(node.orelse)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        if node.id == "spans" and isinstance(node.ctx, ast.Load):  # spans is not None, ...
+            return ast.copy_location(ast.Constant(None), node)
+        return node
+
+    def visit_arguments(self, node: ast.arguments) -> Any:
+        self.generic_visit(node)
+        for field in ("posonlyargs", "args", "kwonlyargs"):
+            params = getattr(node, field)
+            for i, param in enumerate(params):
+                if param.arg != "spans":
+                    continue
+                del params[i]
+                if field == "kwonlyargs":
+                    del node.kw_defaults[i]
+                elif node.defaults:  # positional defaults align with the last parameters
+                    offset = len(node.posonlyargs) + len(node.args) + 1 - len(node.defaults)
+                    position = i + (len(node.posonlyargs) if field == "args" else 0)
+                    if position >= offset:
+                        del node.defaults[position - offset]
+                break
+        return node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        node.args = [a for a in node.args if not (isinstance(a, ast.Name) and a.id == "spans")]
+        node.keywords = [k for k in node.keywords if k.arg != "spans"]
+        return self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
+        if node.level == 1 and node.module in self.siblings:
+            node.module += SUFFIX
+        return node
+
+
+def _load(module: str) -> types.ModuleType:
+    """``chatformats.ports.<module>`` without its spans code, as ``...<module>__nospans``."""
+    name = f"chatformats.ports.{module}{SUFFIX}"
+    if name in sys.modules:
+        return sys.modules[name]
+    real = importlib.import_module(f"chatformats.ports.{module}")
+    path = Path(real.__file__ or "")
+    siblings = {p.stem for p in path.parent.glob("*.py")}
+    tree = _Strip(siblings).visit(ast.parse(path.read_text(encoding="utf-8")))
+    for node in tree.body:  # the siblings first, stripped too
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module and node.module.endswith(SUFFIX):
+            _load(node.module[: -len(SUFFIX)])
+    copy = types.ModuleType(name)
+    copy.__package__ = "chatformats.ports"
+    copy.__file__ = str(path)
+    sys.modules[name] = copy
+    exec(compile(ast.fix_missing_locations(tree), str(path), "exec"), copy.__dict__)  # noqa: S102
+    return copy
+
+
+def register(name: str) -> str:
+    """Put format ``name``'s port without its spans code in the port table; returns the key that
+    ``chatformats.render`` takes for it (the template layer only: the pipeline layer needs the
+    format's registry entry, and calls the same port)."""
+    from chatformats import _registry
+
+    fmt = _registry.get_format(name)
+    key = f"{fmt.name}{SUFFIX}"
+    _registry._PORTS[key] = (_load(fmt.module).render, fmt.calls)
+    return key
