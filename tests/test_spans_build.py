@@ -23,7 +23,7 @@ def recordings(draw: st.DrawFn) -> Recorder:
             # A path as a string, or a message field's key (Recorder.field; never both forms of
             # one path, as the ports record them).
             recorder.sources[index] = draw(st.sampled_from(
-                ["messages[0].tool_calls[0].id", (0, ".content"), (1, ".role"), "tools[1]", "x"]))
+                ["messages[0].tool_calls[0].id", 0, ~1, (1, ".reasoning_content"), "tools[1]", "x"]))
         for _ in range(draw(st.integers(0, 3))):
             first = draw(st.integers(0, n))
             end = draw(st.integers(first, n))
@@ -34,8 +34,9 @@ def recordings(draw: st.DrawFn) -> Recorder:
 
 
 def expected_spans(recorder: Recorder) -> list[Span]:
-    written = {(0, ".content"): "messages[0].content", (1, ".role"): "messages[1].role"}
-    paths = {i: written.get(key, key) for i, key in recorder.sources.items()}
+    written = {0: "messages[0].content", ~1: "messages[1].role",
+               (1, ".reasoning_content"): "messages[1].reasoning_content"}
+    paths = {i: written[key] if type(key) is not str else key for i, key in recorder.sources.items()}
     owners = [paths.get(i) for i, piece in enumerate(recorder.pieces) for _ in piece]
     spans: list[Span] = []
     for position, owner in enumerate(owners):

@@ -36,14 +36,18 @@ from typing import Any, Iterable, Tuple, Union
 
 __all__ = ["Span", "Recorder", "Rendering", "build"]
 
-#: A recorded source: a path, or a message field's key ``(index, tail)`` (:meth:`Recorder.field`).
-Path = Union[str, Tuple[int, str]]
+#: A recorded source: a path, or a message field's key (:meth:`Recorder.field`): ``index`` for
+#: ``messages[index].content``, ``~index`` for its ``.role``, ``(index, tail)`` for another field.
+Path = Union[str, int, Tuple[int, str]]
 
 
 def _path(key: Path | None) -> str | None:
     """The path a recorded source stands for."""
-    if type(key) is tuple:
-        return f"messages[{key[0]}]{key[1]}"
+    kind = type(key)
+    if kind is int:
+        return f"messages[{key}].content" if key >= 0 else f"messages[{~key}].role"  # type: ignore[operator]
+    if kind is tuple:
+        return f"messages[{key[0]}]{key[1]}"  # type: ignore[index]
     return key  # type: ignore[return-value]
 
 
@@ -104,19 +108,31 @@ class Recorder:
 
     def field(self, index: int, tail: str, ahead: int = 0) -> None:
         """:meth:`source` for ``f"messages[{index}]{tail}"`` (``tail``: ``".content"``), the path
-        written only when a span is read.  A message's field is always recorded this way, never
-        as the string (runs of one source are merged by comparing what was recorded)."""
-        self.sources[len(self.pieces) + ahead] = (index, tail)
+        written only when a span is read: recorded as a key, ``index`` for the content, ``~index``
+        for the role (an int: nothing to allocate for a small one, and a tenth of a message's
+        recording less than a tuple), ``(index, tail)`` for any other field.  A message's field is always
+        recorded this way, never as the string (runs of one source are merged by comparing what
+        was recorded)."""
+        self.sources[len(self.pieces) + ahead] = (
+            index if tail == ".content" else ~index if tail == ".role" else (index, tail))
 
-    def fields(self, index: int, tail: str, ahead: int, tail2: str, ahead2: int,
-               opens: int = -1) -> None:
-        """:meth:`field` twice, in one call (a message's role and content, around the header's
-        literal: the render of a message costs little more than a call); and :meth:`open` at
+    def fields(self, index: int, tail: str, ahead: int, tail2: str, ahead2: int) -> None:
+        """:meth:`field` twice, in one call."""
+        sources = self.sources
+        count = len(self.pieces)
+        sources[count + ahead] = (
+            index if tail == ".content" else ~index if tail == ".role" else (index, tail))
+        sources[count + ahead2] = (
+            index if tail2 == ".content" else ~index if tail2 == ".role" else (index, tail2))
+
+    def message(self, index: int, role_ahead: int, content_ahead: int, opens: int = -1) -> None:
+        """A message's role and content (:meth:`field`), around the header's literal, in one
+        call: the render of a message costs little more than a call; and :meth:`open` at
         ``opens`` when it is not negative."""
         sources = self.sources
         count = len(self.pieces)
-        sources[count + ahead] = (index, tail)
-        sources[count + ahead2] = (index, tail2)
+        sources[count + role_ahead] = ~index
+        sources[count + content_ahead] = index
         if opens >= 0:
             opens += count
             self.turns += (opens, 0, opens, 0)

@@ -196,7 +196,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L31-32
             if spans:
-                spans.fields(index, ".role", 1, ".content", 3)
+                spans.message(index, 1, 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L33 (so message is a dict)
             reasoning_content = ""  # L34
@@ -219,7 +219,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
                         "\n</think>\n\n", content.lstrip("\n")))  # L45
             else:  # L46-47, L49-50
                 if spans:
-                    spans.fields(index, ".role", 1, ".content", 3, 3)  # and the range opens at 3
+                    spans.message(index, 1, 3, 3)  # and the range opens at 3
                 extend(("<|im_start|>", role, "\n", content))
             tool_calls_block(emit, message, content, index, spans)  # L52-70
             if spans:

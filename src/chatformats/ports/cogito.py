@@ -160,7 +160,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = message.get("content", _missing)  # a dict: anything else failed above
             if type(content) is str:  # L54-58, L66
                 if spans:
-                    spans.fields(index, ".role", 1, ".content", 3)
+                    spans.message(index, 1, 3)
                     if role == "assistant":
                         spans.turn(3, 5)
                 extend((_HEADER_OPEN, role, _HEADER_CLOSE, content.strip(), _EOT))

@@ -338,7 +338,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
                 # case): one call instead of the three of the branch below, which costs 5-9%
                 # more on the chat_100 and chat_1000 workloads (benchmarks/workloads.py).
                 if spans:
-                    spans.fields(index, ".role", 1, ".content", 3)
+                    spans.message(index, 1, 3)
                     if role == "assistant":
                         spans.turn(3, 5)
                 extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))

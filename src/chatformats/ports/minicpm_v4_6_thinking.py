@@ -231,7 +231,7 @@ def role_header(spans: Recorder, extend: Callable[[Iterable[str]], None], index:
     percent.)  With ``content_ahead``, the message's string content is the piece that many pieces
     after ``rest``, recorded in the same call."""
     if content_ahead:
-        spans.fields(index, ".role", 1, ".content", 3 + content_ahead)
+        spans.message(index, 1, 3 + content_ahead)
     else:
         spans.field(index, ".role", 1)
     extend(("<|im_start|>", role, "\n"))
@@ -253,7 +253,7 @@ def origin(raw_content: Any, record: list[tuple[str, str | None]] | None, render
     the content's path for a string (every slice of it is sourced by that path), else its parts
     (``record``)."""
     if type(raw_content) is str:
-        return (index, ".content"), 0  # spans.field's key
+        return index, 0  # spans.field's key for messages[index].content
     return Text(record or ()), _lead(rendered)
 
 

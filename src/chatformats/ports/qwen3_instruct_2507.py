@@ -39,11 +39,11 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L23-24
             if spans:
-                spans.fields(index, ".role", 1, ".content", 3)
+                spans.message(index, 1, 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L25 (so message is a dict)
             if spans:
-                spans.fields(index, ".role", 1, ".content", 3, 3)  # and the range opens at 3
+                spans.message(index, 1, 3, 3)  # and the range opens at 3
             extend(("<|im_start|>", role, "\n", content))  # L26
             tool_calls_block(emit, message, content, index, spans)  # L27-45
             if spans:

@@ -126,9 +126,9 @@ def scan(messages: Sequence[Any]) -> Namespace:
 
 def _system_message_paths(messages: Sequence[Any]) -> List[Path]:
     """For spans: the path of each entry of ``ns.system_messages`` (L87-92), in order (as
-    ``spans.field`` records it)."""
+    ``spans.field`` records it: ``index`` for ``messages[index].content``)."""
     return [
-        (index, ".content")
+        index
         for index, message in enumerate(messages)
         if type(message) is dict and message.get("role", MISSING) == "system"
     ]
