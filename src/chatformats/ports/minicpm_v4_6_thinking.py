@@ -18,7 +18,7 @@ drawn from several parts is cut into one piece per source before the pieces are 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .._jinja import (
     MISSING,
@@ -219,33 +219,6 @@ class Text:
         self.runs = runs
 
 
-def role_header(spans: Recorder, extend: Callable[[Iterable[str]], None], index: int, role: str,
-                rest: str, content_ahead: int = 0) -> str:
-    """Spans: a turn's opening ``'<|im_start|>' + message.role + '\\n' + rest`` with its role
-    sourced.
-
-    The user and assistant branches emit it as one literal (the branch has tested the role, so
-    the text is the same); with spans, this emits the header ``<|im_start|>``, the role and
-    ``\\n`` as pieces of their own and returns ``rest`` (``""`` or ``<think>\\n``), the last
-    piece.  (One piece, not four, when spans are off: ``benchmarks/`` chat workloads, a few
-    percent.)  With ``content_ahead``, the message's string content is the piece that many pieces
-    after ``rest``, recorded in the same call."""
-    if content_ahead:
-        spans.message(index, 1, 3 + content_ahead)
-    else:
-        spans.field(index, ".role", 1)
-    extend(("<|im_start|>", role, "\n"))
-    return rest
-
-
-def end_turn(spans: Recorder, emit: Callable[[str], None]) -> str:
-    """Spans: an assistant turn's ``<|im_end|>\\n`` (L121), its generated range ending after the
-    ``<|im_end|>``: emits that piece, closes the range and returns the newline, the last piece."""
-    emit("<|im_end|>")
-    spans.close()
-    return "\n"
-
-
 def origin(raw_content: Any, record: list[tuple[str, str | None]] | None, rendered: str,
            index: int) -> tuple[Path | Text, int]:
     """Spans: where ``rendered|trim`` — the text L45-55 and L73 render from
@@ -437,12 +410,18 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 raise TemplateError("System message must be at the beginning.")
         elif role == "user":  # L78-79
             header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n' (the role is "user")
+            # The user and assistant branches emit their header as one literal (the branch has
+            # tested the role, so the text is the same: one piece, not three, when spans are off,
+            # a few percent on chat workloads); spans emit ``<|im_start|>`` and the role as pieces
+            # of their own, the role sourced, and the header's rest in the literal's place.
             if spans:
                 if type(raw_content) is str:  # the role's and the content's paths in one call
-                    header = role_header(spans, extend, index, role, "", 1)
+                    spans.message(index, 1, 3)
                 else:
-                    header = role_header(spans, extend, index, role, "")
-                    source_content(spans, pending, raw_content, record, rendered, index, content, 1)
+                    spans.field(index, ".role", 1)
+                    source_content(spans, pending, raw_content, record, rendered, index, content, 3)
+                extend(("<|im_start|>", role))
+                header = "\n"
             extend((header, content, "<|im_end|>\n"))
         elif role == "assistant":  # L80
             reasoning_content = ""  # L81
@@ -455,7 +434,9 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if index > ns.last_query_index:  # L91-92
                 header = "<|im_start|>assistant\n<think>\n"  # '<|im_start|>' + message.role + '\n<think>\n'
                 if spans:
-                    header = role_header(spans, extend, index, role, "<think>\n")
+                    spans.field(index, ".role", 1)
+                    extend(("<|im_start|>", role))
+                    header = "\n<think>\n"
                     source, at, reasoning_source, reasoning_at = assistant_origin(
                         message, raw_content, record, rendered, index)
                     # generated: what follows the generation prompt's prefill (L138-144)
@@ -464,28 +445,29 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                     elif not reasoning_content:
                         spans.open(3)  # after <think>\n\n</think>\n\n: the content on
                     else:
-                        spans.open()  # a think block the prefill does not match: all of it
+                        spans.open(0, 1)  # a think block the prefill does not match: all of it
                     source_text(spans, pending, reasoning_source, reasoning_at, reasoning_content, 1)
                     source_text(spans, pending, source, at, content, 3)
                 extend((header, reasoning_content, "\n</think>\n\n", content))
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
                 if spans:
-                    if type(raw_content) is str:  # the role's and the content's paths in one call
-                        header = role_header(spans, extend, index, role, "", 1)
+                    if type(raw_content) is str:  # the role's and the content's paths, and the
+                        spans.message(index, 1, 3, 3)  # range opening at the content, in one call
                     else:
-                        header = role_header(spans, extend, index, role, "")
+                        spans.field(index, ".role", 1)
                         source, at, _, _ = assistant_origin(message, raw_content, record, rendered, index)
-                        source_text(spans, pending, source, at, content, 1)
-                    spans.open(1)
+                        source_text(spans, pending, source, at, content, 3)
+                        spans.open(3)
+                    extend(("<|im_start|>", role))
+                    header = "\n"
                 extend((header, content))
             tool_calls = message.get("tool_calls", MISSING)
             if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):  # L96
                 tool_calls_block(out, tool_calls, content, index, spans)  # L97-119
-            end = "<|im_end|>\n"  # L121
             if spans:
-                end = end_turn(spans, emit)
-            emit(end)
+                spans.close(0, 10)  # after "<|im_end|>", not its newline
+            emit("<|im_end|>\n")  # L121
         elif role == "tool":  # L122
             # L123: loop.previtem is undefined (false) for the first message.  The truthiness
             # test is kept literally; a falsy previous message ({}, "", None) cannot get here,
