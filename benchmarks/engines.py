@@ -14,8 +14,8 @@
   string are made when the spans are iterated, not counted); not built for a format whose port
   does not record spans yet.
 - ``chatformats.nospans`` — ``chatformats.render`` as the ``chatformats`` engine calls it, with the
-  format's port replaced by a copy without its spans code (``benchmarks/nospans.py``): what
-  spans cost when they are off (the ``spans_off/no_spans_code`` ratio).
+  format's port replaced by a copy without its spans code (``benchmarks/nospans.py``): timed
+  against ``chatformats`` on its own (``spans_off.py``), not in the main rounds.
 - ``jinja2`` — the reference template compiled once by transformers' own
   ``chat_template_utils._compile_jinja_template`` (its ``ImmutableSandboxedEnvironment``, filters
   and globals: exactly the environment every transformers-based server renders in), then
@@ -47,8 +47,8 @@ NOW = datetime(2026, 3, 7, 14, 5, 9)
 Engine = Callable[[Dict[str, Any]], str]
 
 #: Report order.
-ENGINES = ("chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans",
-           "chatformats.nospans", "jinja2", "transformers", "minijinja")
+ENGINES = ("chatformats", "chatformats.apply", "chatformats.spans", "chatformats.apply_spans", "jinja2",
+           "transformers", "minijinja")
 
 
 def variables(name: str, workload: Dict[str, Any]) -> Dict[str, Any]:

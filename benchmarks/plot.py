@@ -22,7 +22,7 @@ def plot(report: Dict[str, Any], path: Path) -> None:
     rows = (len(formats) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)
     colors = {"chatformats": "tab:green", "chatformats.apply": "tab:olive", "chatformats.spans": "tab:cyan",
-              "chatformats.apply_spans": "tab:gray", "jinja2": "tab:red",
+              "chatformats.apply_spans": "tab:gray", "chatformats.nospans": "tab:brown", "jinja2": "tab:red",
               "transformers": "tab:purple", "minijinja": "tab:blue"}
     for i, fmt in enumerate(formats):
         ax = axes[i // cols][i % cols]

@@ -21,7 +21,8 @@ For every ported format and every workload (``benchmarks/workloads.py``):
    taking more than ``--slow`` seconds per call is timed on its correctness run plus
    ``--slow-rounds`` more calls instead of full rounds.
 
-Then: import time of ``chatformats``, ``jinja2`` and ``transformers`` in fresh interpreters
+Then: spans off (``spans_off.py``: the plain render against each port's copy without its spans
+code, the two alone and alternating); import time of ``chatformats``, ``jinja2`` and ``transformers`` in fresh interpreters
 (median of many), and the peak memory of the 10,000-message render per engine (fresh
 interpreter each: growth of the peak RSS during the render, and ``tracemalloc``'s peak of the
 Python heap).  Writes ``results.json``, ``results.md`` and ``scaling.png`` to ``--out``
@@ -47,6 +48,7 @@ from .manifest import load_manifest, record_workloads, verify_workloads
 from .measure import bench_one
 from .memory import peak_memory
 from .probes import minijinja_needs
+from .spans_off import LABEL as SPANS_OFF, measure as spans_off
 from .summary import describe, summarise
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -65,6 +67,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                    help="extra calls of a slow engine (none beyond its correctness run if over 5x --slow)")
     p.add_argument("--single-calls", type=int, default=9,
                    help="single timed calls per engine at the scaling sizes (1,000 and 10,000 messages)")
+    p.add_argument("--spans-off-rounds", type=int, default=21,
+                   help="rounds of the spans-off check (spans_off.py; 0: skip it)")
     p.add_argument("--import-repeats", type=int, default=21)
     p.add_argument("--no-import", action="store_true")
     p.add_argument("--no-memory", action="store_true")
@@ -142,6 +146,13 @@ def run(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
             result = bench_one(fmt, wl, built, manifest, history, opts)
             report["results"].append(result)
             log(describe(result))
+    if opts.spans_off_rounds and "chatformats" in opts.engines:
+        log("spans off ...")
+        measured = spans_off(formats, workloads, opts.spans_off_rounds, 0.005 if opts.quick else 0.02)
+        for result in report["results"]:
+            value = measured.get(result["format"], {}).get(result["workload"])
+            if value is not None:
+                result.setdefault("ratios", {})[SPANS_OFF] = value
     if "minijinja" in opts.engines:
         report["minijinja_needs"] = minijinja_needs(formats)
     report["seconds"] = time.time() - started

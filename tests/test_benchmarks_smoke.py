@@ -40,10 +40,11 @@ def test_pre_check_passes_on_the_smallest_workloads():
     except ImportError:
         pass
     report = R.run(["--quick", "--workloads", "short_chat", "tool_agent", "chat_10", "--rounds", "1",
-                    "--batch", "0.0001", "--engines", *engines])
+                    "--batch", "0.0001", "--spans-off-rounds", "1", "--engines", *engines])
     assert report["results"], "no format was benchmarked"
     for result in report["results"]:
         assert "warning" not in result, result
+        assert result["ratios"]["spans_off/no_spans_code"] > 0  # the copy rendered the same bytes
         assert result["reference"] == "jinja2"
         for engine, info in result["engines"].items():
             assert info["status"] == "ok", (result["format"], result["workload"], engine, info)
