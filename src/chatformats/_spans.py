@@ -16,10 +16,10 @@ generates in an assistant turn), ``spans.open()`` / ``spans.close()`` (also with
 count into the next ``extend``, and ``within``: characters into that piece, so a boundary inside
 a literal needs no extra piece).  A sourced piece is all one input value's text (a port splits a
 piece that would mix an input with template text).  Without a recorder the port's only extra
-work is one ``if spans:`` per sourced piece.  A message's own field (``spans.field``) is
-recorded as ``(index, ".content")`` and its path written when a span is first read: formatting
-every path up front would cost a fifth of the render, and a training pipeline reads only the
-generated ranges.
+work is one ``if spans:`` per sourced piece.  A message's own field (``spans.field``, and
+``spans.message`` for a turn's role and content) is recorded as a key (``index`` for its
+content) and its path written when a span is first read: formatting every path up front would
+cost a fifth of the render, and a training pipeline reads only the generated ranges.
 
 :func:`build` wraps the pieces and records in a :class:`Rendering`, which works out its
 character :class:`Span` s and generated ranges when they are first read.
