@@ -5,9 +5,9 @@ A port emits its prompt as a list of pieces (``out``) and joins them once.  Aske
 emits into ``spans.pieces`` and, before each piece that comes from an input value, records that
 value's path (``messages[3].content``) for the piece about to be emitted::
 
-    out = spans.pieces if spans else []
+    out = spans.pieces if spans is not None else []
     ...
-    if spans:
+    if spans is not None:
         spans.field(index, ".content", 1)  # the 2nd piece of the next extend is messages[index].content
     extend(("<|im_start|>user\\n", content, "<|im_end|>\\n"))
 
@@ -16,7 +16,8 @@ generates in an assistant turn), ``spans.open()`` / ``spans.close()`` (also with
 count into the next ``extend``, and ``within``: characters into that piece, so a boundary inside
 a literal needs no extra piece).  A sourced piece is all one input value's text (a port splits a
 piece that would mix an input with template text).  Without a recorder the port's only extra
-work is one ``if spans:`` per sourced piece.  A message's own field (``spans.field``, and
+work is one ``if spans is not None:`` per sourced piece (``if spans:`` costs twice as much:
+``None`` is not a bool).  A message's own field (``spans.field``, and
 ``spans.message`` for a turn's role and content) is recorded as a key (``index`` for its
 content) and its path written when a span is first read: formatting every path up front would
 cost a fifth of the render, and a training pipeline reads only the generated ranges.

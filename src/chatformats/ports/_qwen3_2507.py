@@ -89,7 +89,7 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
         emit("<|im_start|>system\n")  # L2
         first = item(messages, 0, "messages")
         if attr(first, "role", "messages[0]") == "system":  # L3-5
-            if spans:
+            if spans is not None:
                 spans.field(0, ".content")
             emit(need_str(attr(first, "content"), "messages[0].content"))
             emit("\n\n")
@@ -98,7 +98,7 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
         emit(TOOLS_HEAD)  # L6
         for tool_index, tool in enumerate(iterate(tools, "tools")):  # L7-10
             emit("\n")
-            if spans:
+            if spans is not None:
                 spans.source(f"tools[{tool_index}]")
             emit(tojson(tool))
         emit(TOOLS_TAIL)  # L11
@@ -107,7 +107,7 @@ def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str 
         if attr(first, "role", "messages[0]") == "system":  # L13-15
             system_content = need_str(attr(first, "content"), "messages[0].content")
             emit("<|im_start|>system\n")
-            if spans:
+            if spans is not None:
                 spans.field(0, ".content")
             emit(system_content)
             emit("<|im_end|>\n")
@@ -127,7 +127,7 @@ def tool_calls_block(emit: Emit, message: dict[str, Any], content: str, index: i
             emit("\n")
         # attr(x, ...) below, inlined: the item of a dict, undefined for anything else
         function = tool_call.get("function", MISSING) if type(tool_call) is dict else MISSING
-        path = f"messages[{index}].tool_calls[{call_index}]" if spans else ""
+        path = f"messages[{index}].tool_calls[{call_index}]" if spans is not None else ""
         if function:  # L57-59
             tool_call = function
             path += ".function"
@@ -137,11 +137,11 @@ def tool_calls_block(emit: Emit, message: dict[str, Any], content: str, index: i
         else:
             name = arguments = MISSING
         emit('<tool_call>\n{"name": "')  # L60
-        if spans:
+        if spans is not None:
             spans.source(path + ".name")
         emit(name if type(name) is str else to_str(name))  # L61
         emit('", "arguments": ')  # L62
-        if spans:
+        if spans is not None:
             spans.source(path + ".arguments")
         emit(arguments if type(arguments) is str else tojson(arguments))  # L63-67
         emit("}\n</tool_call>")  # L68
@@ -155,7 +155,7 @@ def tool_response(emit: Emit, messages: Sequence[Any], index: int, last_index: i
     if index == 0 or type(previous) is not dict or previous.get("role", MISSING) != "tool":
         emit("<|im_start|>user")
     emit("\n<tool_response>\n")  # L76
-    if spans:
+    if spans is not None:
         spans.field(index, ".content")
     emit(content)  # L77
     emit("\n</tool_response>")  # L78
@@ -176,7 +176,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
     its ``<|im_end|>``."""
     # Output pieces are appended, never concatenated: a long content is copied once, by the
     # final join.
-    out: list[str] = spans.pieces if spans else []
+    out: list[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
     prefilled = generation_prompt.endswith("<think>\n")
@@ -195,7 +195,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
         if type(content) is not str:  # L26-30
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L31-32
-            if spans:
+            if spans is not None:
                 spans.message(index, 1, 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L33 (so message is a dict)
@@ -208,7 +208,7 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
                 reasoning_content, content = think_split(content)
                 split = True
             if index > ns.last_query_index and (index == last_index or reasoning_content):  # L43-44
-                if spans:
+                if spans is not None:
                     if prefilled:  # the generation prompt wrote "<think>\n": after it
                         spans.open(3)
                     else:  # after the header's "\n"
@@ -218,11 +218,11 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
                 extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
                         "\n</think>\n\n", content.lstrip("\n")))  # L45
             else:  # L46-47, L49-50
-                if spans:
+                if spans is not None:
                     spans.message(index, 1, 3, 3)  # and the range opens at 3
                 extend(("<|im_start|>", role, "\n", content))
             tool_calls_block(emit, message, content, index, spans)  # L52-70
-            if spans:
+            if spans is not None:
                 spans.close(0, 10)  # after "<|im_end|>", not its newline
             emit("<|im_end|>\n")  # L71
         elif role == "tool":  # L72

@@ -111,11 +111,11 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     """The template.  With ``spans``, an assistant turn's generated range runs from after its
     ``<|start_header_id|>assistant<|end_header_id|>\\n\\n`` through its ``<|eot_id|>`` (a
     tool-call turn: through ``]<|eot_id|>``, or through its ``[`` when it has no call)."""
-    out: list[str] = spans.pieces if spans else []
+    out: list[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
 
-    if spans:
+    if spans is not None:
         spans.source("bos_token")
     emit(to_str(variables.get("bos_token", MISSING)))  # L1: str() of any value, "" if undefined
     ns = scan(messages, variables)  # L2-24
@@ -125,7 +125,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     system_message = ns.system_message
     if tools is not None or system_message != "":
         emit(_SYSTEM_HEADER)  # L27-29
-        if spans:  # the thinking sentence is the template's, the rest messages[0].content
+        if spans is not None:  # the thinking sentence is the template's, the rest messages[0].content
             spans.field(0, ".content", 1)
             prefix = ns.system_prefix
             extend((prefix, system_message[len(prefix):]))
@@ -135,7 +135,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if system_message != "":  # L32-36
                 emit(_TOOLS_SEP)
             emit(_TOOLS_HEAD)  # L37-38
-            if spans:
+            if spans is not None:
                 _for_tools(tools, spans)  # L39-44, each tool a piece of its own
             else:
                 emit(_tools_block(tools))  # L39-44
@@ -159,33 +159,33 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 raise concat_error(role, f"messages[{index}].role")
             content = message.get("content", _missing)  # a dict: anything else failed above
             if type(content) is str:  # L54-58, L66
-                if spans:
+                if spans is not None:
                     spans.message(index, 1, 3)
                     if role == "assistant":
                         spans.turn(3, 5)
                 extend((_HEADER_OPEN, role, _HEADER_CLOSE, content.strip(), _EOT))
             else:  # L59-64
-                if spans:
+                if spans is not None:
                     spans.field(index, ".role", 1)
                     if role == "assistant":
                         spans.open(3)
                 extend((_HEADER_OPEN, role, _HEADER_CLOSE))  # L54-56
                 for k, part in enumerate(_content_parts(content, index)):
                     if type(part) is dict and part.get("type", _missing) == "text":  # L61
-                        if spans:
+                        if spans is not None:
                             spans.source(f"messages[{index}].content[{k}].text")
                         emit(trim(part.get("text", _missing)))  # L62
                 emit(_EOT)  # L66
-                if spans and role == "assistant":
+                if spans is not None and role == "assistant":
                     spans.close()
 
         # L69: Case 2 - the same condition again (kept literally): tool_calls wins over any role
         elif tool_calls is not None:
             content = message.get("content", _missing)
-            if spans:
+            if spans is not None:
                 spans.open(1)
             if type(content) is str:  # L70-74, L87
-                if spans:
+                if spans is not None:
                     spans.field(index, ".content", 1)
                 extend((_ASSISTANT_HEADER, content.strip(), "["))
             else:  # L75-85
@@ -193,14 +193,14 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 for k, part in enumerate(_content_parts(content, index)):
                     if type(part) is dict and part.get("type", _missing) == "text":  # L77
                         text = trim(part.get("text", _missing))
-                        if spans:
+                        if spans is not None:
                             spans.source(f"messages[{index}].content[{k}].text")
                         emit(text)  # L78
                         if text != "":  # L79-83
                             emit(_PART_SEP)
                 emit("[")  # L87 (left unclosed when there is no tool call)
             _tool_calls(out, tool_calls, index, spans)  # L88-101
-            if spans:
+            if spans is not None:
                 spans.close()
 
         # L104: Case 3 - always true here (kept literally); ``.role`` and ``["role"]`` agree on
@@ -214,12 +214,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             except TemplateTypeError as exc:
                 raise TemplateTypeError(f"messages[{index}].content: {exc}") from None
             tool_call_id = message.get("tool_call_id", _missing)
-            if spans:
+            if spans is not None:
                 spans.field(index, ".content", 1)
             if tool_call_id is not _missing and tool_call_id != "":  # L108-109, L105-107, L113
                 if type(tool_call_id) is not str:
                     raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
-                if spans:
+                if spans is not None:
                     spans.field(index, ".tool_call_id", 3)
                 extend((_RESPONSE_OPEN, content_json, _CALL_ID_OPEN, tool_call_id, _RESPONSE_CLOSE_ID))
             else:  # L105-107, L110-111, L113
@@ -248,14 +248,14 @@ def _tool_calls(out: list[str], tool_calls: Any, index: int, spans: Recorder | N
             raise TemplateTypeError(f"messages[{index}].tool_calls[{k}].function: {exc}") from None
         separator = ", " if k != last else _CALLS_END  # L96-100: not loop.last
         call_id = tool_call.get("id", MISSING)  # a dict: it has a function
-        if spans:
+        if spans is not None:
             spans.source(f"messages[{index}].tool_calls[{k}].function")
         if call_id is MISSING:  # L90-91: not tool_call.id is defined
             extend((out_json, separator))
         else:  # L92-94: out[:-1] cuts the last character whatever the JSON is
             if type(call_id) is not str:
                 raise concat_error(call_id, f"messages[{index}].tool_calls[{k}].id")
-            if spans:
+            if spans is not None:
                 spans.source(f"messages[{index}].tool_calls[{k}].id", 2)
             extend((out_json[:-1], _ID_OPEN, call_id, _ID_CLOSE, separator))
 
@@ -272,17 +272,17 @@ def _content_parts(content: Any, index: int) -> Any:
 def _for_tools(tools: Any, spans: Recorder | None = None) -> str:
     """L39-44: ``{% for t in tools %}{{ t|tojson(indent=4) }}`` and a blank line ``{% endfor %}``;
     with ``spans``, emitted into the recorder's pieces, each tool's JSON a piece of its own."""
-    out: list[str] = spans.pieces if spans else []
+    out: list[str] = spans.pieces if spans is not None else []
     for index, tool in enumerate(iterate(tools, "tools")):  # L39
         try:
             text = tojson_indented(tool, 4)  # L40: t|tojson(indent=4)
         except TemplateTypeError as exc:
             raise TemplateTypeError(f"tools[{index}]: {exc}") from None
-        if spans:
+        if spans is not None:
             spans.source(f"tools[{index}]")
         out.append(text)
         out.append(_TOOL_TAIL)  # L41-43
-    return "" if spans else "".join(out)
+    return "" if spans is not None else "".join(out)
 
 
 # Rendered tool lists, keyed by the list's compact JSON. ``tojson(indent=4)`` is the slowest

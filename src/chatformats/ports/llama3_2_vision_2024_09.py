@@ -166,7 +166,7 @@ def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: 
     comes from the caller's ``custom_tools`` when it is defined (L2-4: it replaces ``tools``),
     else from ``tools``; a dict's keys are iterated, and their JSON is part of the dict's."""
     for tool_index, t in enumerate(iterate(tools, "tools")):
-        if spans:
+        if spans is not None:
             source = "custom_tools" if "custom_tools" in variables else "tools"
             spans.source(f"{source}[{tool_index}]")
         extend((tojson_indented(t, 4), "\n\n"))
@@ -185,7 +185,7 @@ def content_parts(emit: Emit, content: Any, index: int, spans: Recorder | None) 
                 emit(_IMAGE)
             elif part_type == "text":  # L93-94
                 text = part.get("text", MISSING)
-                if spans:
+                if spans is not None:
                     spans.source(f"messages[{index}].content[{part_index}].text")
                 emit(text if type(text) is str else to_str(text))
 
@@ -210,7 +210,7 @@ def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | N
         arguments = MISSING
     if type(name) is not str:  # L105: '{"name": "' + tool_call.name + ...
         raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
-    if spans:
+    if spans is not None:
         spans.open(1)
         spans.field(index, ".tool_calls[0].function.name", 2)
         spans.field(index, ".tool_calls[0].function.arguments", 5)
@@ -240,11 +240,11 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
     template writes under the assistant header whatever the message's role)."""
     blank = wording.blank
     get = variables.get
-    out: list[str] = spans.pieces if spans else []
+    out: list[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
 
-    if spans:
+    if spans is not None:
         spans.source("bos_token")
     emit(to_str(get("bos_token", MISSING)))  # L1 (its newline is stripped by L2's `{%-`)
 
@@ -294,13 +294,13 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         if tools is not None:  # L45-47
             emit(_ENVIRONMENT)
         emit(_KNOWLEDGE)  # L48
-        if spans and "date_string" in variables:  # the caller's; else the clock's
+        if spans is not None and "date_string" in variables:  # the caller's; else the clock's
             spans.source("date_string", 1)
         extend(("Today Date: ", need_str(date_string, "date_string"), "\n\n"))  # L49
         if tools is not None and not tools_in_user_message:  # L50-58
             emit(wording.system_tools)  # L51-53
             tools_json(extend, tools, variables, spans)  # L54-57
-        if spans and offset:
+        if spans is not None and offset:
             spans.field(0, ".content")
         emit(system_message)  # L59
         emit(_EOT)  # L60
@@ -316,7 +316,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
             raise TemplateError(_MSG_NO_FIRST_USER)
         emit(wording.user_tools)  # L72-76
         tools_json(extend, tools, variables, spans)  # L77-80
-        if spans:
+        if spans is not None:
             spans.field(first_user_index, ".content")
         extend((first_user_message, _EOT))  # L81
 
@@ -337,26 +337,26 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
                 # One extend for the header, a string content and <|eot_id|> (the common
                 # case): one call instead of the three of the branch below, which costs 5-9%
                 # more on the chat_100 and chat_1000 workloads (benchmarks/workloads.py).
-                if spans:
+                if spans is not None:
                     spans.message(index, 1, 3)
                     if role == "assistant":
                         spans.turn(3, 5)
                 extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))
             else:
-                if spans:
+                if spans is not None:
                     spans.field(index, ".role", 1)
                     if role == "assistant":
                         spans.open(3)
                 extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n"))  # L86
                 content_parts(emit, content, index, spans)  # L89-97
                 emit(_EOT)  # L98
-                if spans and role == "assistant":
+                if spans is not None and role == "assistant":
                     spans.close()
         elif has_tool_calls:  # L99: the same test again, kept as written
             tool_call_turn(extend, message, index, spans)  # L100-109
         elif role == "tool" or role == "ipython":  # L110: always true here, kept as written
             tp = type(content)
-            if spans:
+            if spans is not None:
                 spans.field(index, ".content", 1)
             # L112: content is mapping or content is iterable (a string too, so it is quoted)
             if tp is str or tp is dict or tp is list or tp is tuple or content is MISSING:

@@ -161,7 +161,7 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
         if unwrapped:  # L98-100: `tool_call.function is defined` (even None)
             tool_call = tool_call["function"]
         name = _tool_call_name(tool_call, unwrapped, index, call_index)
-        if spans:
+        if spans is not None:
             where = _call_path(index, call_index, unwrapped)
             spans.source(where + ".name", 1)
             args_index = 0
@@ -188,7 +188,7 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
                     value = tojson(args_value)
                 else:
                     value = to_str(args_value)
-                if spans:  # the name: the loop's args_index-th key; the value: the key's value
+                if spans is not None:  # the name: the loop's args_index-th key; the value: the key's value
                     spans.source(f"{where}.arguments[{args_index}]", 1)
                     spans.source(f"{where}.arguments{_key(args_name)}", 3)
                     args_index += 1
@@ -342,7 +342,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     if enable_thinking is MISSING:  # L1-3
         enable_thinking = True
     tools = variables.get("tools", MISSING)
-    out: list[str] = spans.pieces if spans else []
+    out: list[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
     pending: Pending = []  # spans: the pieces to cut into one per source (see splice)
@@ -358,29 +358,29 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         emit(_TOOLS_HEAD)  # L37-38
         for tool_index, tool in enumerate(iterate(tools, "tools")):  # L39-42
             emit("\n")
-            if spans:
+            if spans is not None:
                 spans.source(f"tools[{tool_index}]")
             emit(tojson(tool))
         emit(_TOOLS_TAIL)  # L43-44
         if first_role == "system":  # L45-50
             raw_content = first.get("content", MISSING)
-            if spans:
+            if spans is not None:
                 record = []
             rendered = render_content(raw_content, True, 0, variables, record)
             content = rendered.strip()
             if content:
-                if spans:
+                if spans is not None:
                     source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
                 extend(("\n\n", content))
         emit("<|im_end|>\n")  # L51
     else:
         if first_role == "system":  # L53-56
             raw_content = first.get("content", MISSING)
-            if spans:
+            if spans is not None:
                 record = []
             rendered = render_content(raw_content, True, 0, variables, record)
             content = rendered.strip()
-            if spans:
+            if spans is not None:
                 source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
             extend(("<|im_start|>system\n", content, "<|im_end|>\n"))
 
@@ -401,7 +401,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         if type(raw_content) is str:
             rendered = raw_content
         else:
-            if spans:
+            if spans is not None:
                 record = []
             rendered = render_content(raw_content, False, index, variables, record)
         content = rendered.strip()
@@ -414,7 +414,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             # tested the role, so the text is the same: one piece, not three, when spans are off,
             # a few percent on chat workloads); spans emit ``<|im_start|>`` and the role as pieces
             # of their own, the role sourced, and the header's rest in the literal's place.
-            if spans:
+            if spans is not None:
                 if type(raw_content) is str:  # the role's and the content's paths in one call
                     spans.message(index, 1, 3)
                 else:
@@ -433,7 +433,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             reasoning_content = reasoning_content.strip()  # L90
             if index > ns.last_query_index:  # L91-92
                 header = "<|im_start|>assistant\n<think>\n"  # '<|im_start|>' + message.role + '\n<think>\n'
-                if spans:
+                if spans is not None:
                     spans.field(index, ".role", 1)
                     extend(("<|im_start|>", role))
                     header = "\n<think>\n"
@@ -451,7 +451,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 extend((header, reasoning_content, "\n</think>\n\n", content))
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
-                if spans:
+                if spans is not None:
                     if type(raw_content) is str:  # the role's and the content's paths, and the
                         spans.message(index, 1, 3, 3)  # range opening at the content, in one call
                     else:
@@ -465,7 +465,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             tool_calls = message.get("tool_calls", MISSING)
             if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):  # L96
                 tool_calls_block(out, tool_calls, content, index, spans)  # L97-119
-            if spans:
+            if spans is not None:
                 spans.close(0, 10)  # after "<|im_end|>", not its newline
             emit("<|im_end|>\n")  # L121
         elif role == "tool":  # L122
@@ -475,7 +475,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             previous = messages[index - 1] if index else MISSING
             if previous and attr(previous, "role") != "tool":
                 emit("<|im_start|>user")  # L124
-            if spans:
+            if spans is not None:
                 source_content(spans, pending, raw_content, record, rendered, index, content, 1)
             extend(("\n<tool_response>\n", content, "\n</tool_response>"))  # L126-128
             if index != last and attr(messages[index + 1], "role") != "tool":  # L129-130

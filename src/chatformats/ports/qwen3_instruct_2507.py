@@ -22,7 +22,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
            spans: Recorder | None = None) -> str:
     """The template; with ``spans``, an assistant turn's generated range is everything after its
     ``<|im_start|>assistant\\n`` through its ``<|im_end|>``."""
-    out: list[str] = spans.pieces if spans else []
+    out: list[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
 
@@ -38,15 +38,15 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         if type(content) is not str:  # L18-22
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L23-24
-            if spans:
+            if spans is not None:
                 spans.message(index, 1, 3)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L25 (so message is a dict)
-            if spans:
+            if spans is not None:
                 spans.message(index, 1, 3, 3)  # and the range opens at 3
             extend(("<|im_start|>", role, "\n", content))  # L26
             tool_calls_block(emit, message, content, index, spans)  # L27-45
-            if spans:
+            if spans is not None:
                 spans.close(0, 10)  # after "<|im_end|>", not its newline
             emit("<|im_end|>\n")  # L46
         elif role == "tool":  # L47

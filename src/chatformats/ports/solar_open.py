@@ -249,7 +249,7 @@ def _render_system_message(
         emit("## System Prompt")  # L28
         for position, system_message in enumerate(user_system_messages):  # L29-32
             emit("\n\n")
-            if spans and paths:
+            if spans is not None and paths:
                 spans.source(paths[position])
             emit(to_str(system_message))
     return is_first_block
@@ -264,7 +264,7 @@ def _render_tool_instruction(emit: Emit, tools: Any, is_first_block: bool,
     emit(_TOOLS_HEAD)  # L39-42
     for index, tool in enumerate(iterate(tools, "tools")):  # L43-47
         emit("<|tool:begin|>")
-        if spans:
+        if spans is not None:
             spans.source(f"tools[{index}].function")
         emit(tojson(_tool_function(tool, index)))
         emit("<|tool:end|>")
@@ -292,7 +292,7 @@ def _render_json_response_format_instruction(
         emit("\n\n")
     is_first_block = False  # L59
     emit(_SCHEMA_HEAD)  # L60-61
-    if spans:
+    if spans is not None:
         spans.source("response_format")
     emit(to_str(response_format))  # L62
     emit(_SCHEMA_TAIL)  # L63
@@ -308,7 +308,7 @@ def _get_tool_name(emit: Emit, index: ToolNameIndex, tool_call_id: str,
         raise error
     if index.failure is not None:
         raise index.failure
-    if spans:
+    if spans is not None:
         for name, path in index.pieces.get(tool_call_id, ()):
             spans.source(path)
             emit(name)
@@ -347,7 +347,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     namespace(variables)  # L8: the call itself (a caller's `namespace` variable shadows it)
     ns = scan(messages)  # L8-16, L87-92
 
-    out: List[str] = spans.pieces if spans else []
+    out: List[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
 
@@ -357,7 +357,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         is_first_block = True  # L8: sys_ns = namespace(is_first_block=true)
         is_first_block = _render_system_message(  # L96
             emit, ns.system_messages, default_system_prompt, now, is_first_block,
-            _system_message_paths(messages) if spans else None, spans,
+            _system_message_paths(messages) if spans is not None else None, spans,
         )
         if tools:  # L97-99
             is_first_block = _render_tool_instruction(emit, tools, is_first_block, spans)
@@ -381,7 +381,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = message.get("content", MISSING)
             if type(content) is not str:
                 raise concat_error(content, f"messages[{index}].content")
-            if spans:
+            if spans is not None:
                 spans.field(index, ".content", 1)
             extend(("<|begin|>user<|content|>", content, _END))
         elif role == "tool":  # L110-123
@@ -423,11 +423,11 @@ def _render_tool_response(
     tool_call_id = message.get("tool_call_id", MISSING)
     if type(tool_call_id) is not str:  # L116
         raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
-    if spans:
+    if spans is not None:
         spans.field(index, ".tool_call_id", 1)
     extend(("<|tool_response:begin|>", tool_call_id, "<|tool_response:name|>"))  # L116
     _get_tool_name(emit, tool_names, tool_call_id, spans)  # L117
-    if spans:
+    if spans is not None:
         spans.field(index, ".content", 1)
     extend((
         "<|tool_response:result|>",  # L118
@@ -448,14 +448,14 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
     reasoning = message.get("reasoning", MISSING)
     thinks = shows_reasoning and bool(reasoning)  # L127, L131: `if message.reasoning (and ...)`
     if thinks:  # L128, L132
-        if spans:
+        if spans is not None:
             spans.open(1)
             spans.field(index, ".reasoning", 2)
         extend(("<|begin|>assistant", "<|think|>", need_str(reasoning, f"messages[{index}].reasoning"),
                 _END))
     tool_calls = message.get("tool_calls", MISSING)
     if tool_calls:  # L137
-        if spans and not thinks:
+        if spans is not None and not thinks:
             spans.open(1)
         extend(("<|begin|>assistant", "<|tool_calls|>"))  # L138
         calls = tool_calls  # L139
@@ -468,12 +468,12 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
         content = message.get("content", MISSING)
         if type(content) is not str:  # L146
             raise concat_error(content, f"messages[{index}].content")
-        if spans:
+        if spans is not None:
             if not thinks:
                 spans.open(1)
             spans.field(index, ".content", 2)
         extend(("<|begin|>assistant", "<|content|>", content, _END))  # L146
-    if spans:
+    if spans is not None:
         spans.close()
 
 
@@ -499,7 +499,7 @@ def _render_tool_call(extend: Extend, tool_call: Any, index: int, call_index: in
         name = arguments = MISSING  # an attribute of any other value is undefined
     if type(name) is not str:  # L140: + tool_call.function.name
         raise concat_error(name, f"messages[{index}].tool_calls[{call_index}].function.name")
-    if spans:
+    if spans is not None:
         path = f"messages[{index}].tool_calls[{call_index}]"
         spans.source(path + ".id", 1)
         spans.source(path + ".function.name", 3)
