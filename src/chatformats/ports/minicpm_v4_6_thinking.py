@@ -452,12 +452,15 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
                 if spans is not None:
-                    if type(raw_content) is str:  # the role's and the content's paths, and the
-                        spans.message(index, 1, 3, 3)  # range opening at the content, in one call
-                    else:
+                    if type(raw_content) is not str:
                         spans.field(index, ".role", 1)
                         source, at, _, _ = assistant_origin(message, raw_content, record, rendered, index)
                         source_text(spans, pending, source, at, content, 3)
+                        spans.open(3)
+                    elif content:  # the role's and the content's paths, and the range opening
+                        spans.message(index, 1, 3, 3)  # at the content, in one call
+                    else:  # a tool-call turn's empty content: no empty span to drop when read
+                        spans.field(index, ".role", 1)
                         spans.open(3)
                     extend(("<|im_start|>", role))
                     header = "\n"
