@@ -173,9 +173,9 @@ class Spans(Sequence[Span]):
     _keyed: bool
 
     def __init__(self, bounds: list[int], sources: list[str | None], keyed: bool = False) -> None:
-        _set_bounds(self, bounds)
-        _set_sources(self, sources)
-        _set_keyed(self, keyed)
+        self._bounds = bounds
+        self._sources = sources
+        self._keyed = keyed
 
     @classmethod
     def of(cls, spans: Any) -> Spans:
@@ -190,12 +190,9 @@ class Spans(Sequence[Span]):
     def _paths(self) -> list[str | None]:
         """The sources column, every path written."""
         if self._keyed:
-            _set_sources(self, list(map(_path, self._sources)))
-            _set_keyed(self, False)
+            self._sources = list(map(_path, self._sources))
+            self._keyed = False
         return self._sources
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("spans are read-only")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Spans, (self._bounds, self._paths()))
@@ -238,9 +235,6 @@ class Spans(Sequence[Span]):
         return f"Spans({list(self)!r})"
 
 
-_set_bounds = Spans.__dict__["_bounds"].__set__
-_set_sources = Spans.__dict__["_sources"].__set__
-_set_keyed = Spans.__dict__["_keyed"].__set__
 
 
 class Rendering:
@@ -255,7 +249,9 @@ class Rendering:
 
     ``spans`` and ``assistant_spans`` are worked out from what the port recorded the first time
     they are read (a training pipeline that reads only ``assistant_spans`` does not pay for the
-    spans).
+    spans).  Read-only as its three properties are: assigning one is an ``AttributeError``, and
+    there is nothing else to set (``__slots__``; the slots are written as plain attributes, not
+    through a refusing ``__setattr__``: a short chat's spans cost a tenth less that way).
     """
 
     __slots__ = ("_text", "_spans", "_assistant_spans", "_recorder")
@@ -267,26 +263,20 @@ class Rendering:
 
     def __init__(self, text: str, spans: Any,
                  assistant_spans: tuple[tuple[int, int], ...]) -> None:
-        _set_text(self, text)
-        _set_spans(self, spans if type(spans) is Spans else Spans.of(spans))
-        _set_assistant_spans(self, tuple(assistant_spans))
-        _set_recorder(self, None)
+        self._text = text
+        self._spans = spans if type(spans) is Spans else Spans.of(spans)
+        self._assistant_spans = tuple(assistant_spans)
+        self._recorder = None
 
     @classmethod
     def recorded(cls, text: str, recorder: Recorder) -> Rendering:
         """The rendering of ``text``, which a port joined from ``recorder.pieces``."""
         self = object.__new__(cls)
-        _set_text(self, text)
-        _set_spans(self, None)
-        _set_assistant_spans(self, None)
-        _set_recorder(self, recorder)
+        self._text = text
+        self._spans = None
+        self._assistant_spans = None
+        self._recorder = recorder
         return self
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("a Rendering is read-only")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("a Rendering is read-only")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Rendering, (self._text, self.spans, self.assistant_spans))
@@ -300,7 +290,7 @@ class Rendering:
         spans = self._spans
         if spans is None:
             spans = _spans_of(self._text, self._recorder)  # type: ignore[arg-type]
-            _set_spans(self, spans)
+            self._spans = spans
         return spans
 
     @property
@@ -308,7 +298,7 @@ class Rendering:
         turns = self._assistant_spans
         if turns is None:
             turns = _turns_of(self._recorder)  # type: ignore[arg-type]
-            _set_assistant_spans(self, turns)
+            self._assistant_spans = turns
         return turns
 
     def __eq__(self, other: object) -> bool:
@@ -367,16 +357,11 @@ class Rendering:
         return Rendering(self._text[:end], Spans.of(spans), turns)
 
 
-# The slots' own setters (``__setattr__`` refuses every assignment).
-_set_text = Rendering.__dict__["_text"].__set__
-_set_spans = Rendering.__dict__["_spans"].__set__
-_set_assistant_spans = Rendering.__dict__["_assistant_spans"].__set__
-_set_recorder = Rendering.__dict__["_recorder"].__set__
 
 
-def build(text: str, recorder: Recorder) -> Rendering:
-    """The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``."""
-    return Rendering.recorded(text, recorder)
+#: The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``
+#: (:meth:`Rendering.recorded`, by the name the render core and the pipeline call it).
+build = Rendering.recorded
 
 
 def _starts_of(recorder: Recorder) -> list[int]:
