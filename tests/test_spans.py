@@ -398,7 +398,26 @@ def test_renderings_are_values():
     assert (span.start, span.end, span.source) == tuple(span) == (12, 16, "messages[0].role")
     assert pickle.loads(pickle.dumps(span)) == span and type(pickle.loads(pickle.dumps(span))) is chatformats.Span
     assert repr(span) == "Span(start=12, end=16, source='messages[0].role')"
+    for name in ("text", "spans", "assistant_spans", "anything"):
+        with pytest.raises(AttributeError):
+            setattr(rendering, name, "y")
     with pytest.raises(AttributeError):
-        rendering.text = "y"  # type: ignore[misc]
+        rendering.spans.anything = 1  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
         span.start = 1  # type: ignore[misc]
+    spans = rendering.spans
+    assert spans[-1] == spans[len(spans) - 1] and list(reversed(spans)) == list(spans)[::-1]
+    assert spans[1:3] == tuple(spans)[1:3] and spans[::-1] == tuple(spans)[::-1]
+    with pytest.raises(IndexError):
+        spans[len(spans)]
+
+
+def test_a_rendering_is_made_of_contiguous_spans():
+    """Spans given to ``Rendering`` must tile their range: one that does not start where the one
+    before it ends is refused."""
+    Span, Rendering = chatformats.Span, chatformats.Rendering
+    assert list(Rendering("ab", (Span(0, 1, None), Span(1, 2, "x")), ()).spans) == [(0, 1, None), (1, 2, "x")]
+    assert list(Rendering("", (), ()).spans) == []
+    for spans in ((Span(0, 1, None), Span(0, 2, "x")), (Span(0, 1, None), Span(2, 3, "x"))):
+        with pytest.raises(ValueError):
+            Rendering("abc", spans, ())
