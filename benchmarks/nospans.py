@@ -1,20 +1,20 @@
 """The spans-off check's comparison: each port as it would be without its spans code.
 
 A port records spans only when the render core passes it a recorder (``spans``); without one its
-only extra work is the ``if spans:`` tests and passing ``spans`` on to its helpers.  To measure
-that work in the same run as everything else, :func:`register` loads a copy of the port module
+only extra work is the ``if spans is not None:`` tests and passing ``spans`` on to its helpers.
+To measure that work (``spans_off.py``), :func:`register` loads a copy of the port module
 (and of the sibling modules it imports from, ``_qwen3_2507``, ``llama3_2_vision_2024_09``) with
 the spans code taken out of the syntax tree:
 
 - every ``if`` whose test names ``spans`` is replaced by its ``else`` branch (or nothing);
-- ``x if spans else y`` becomes ``y`` (the port's ``out = spans.pieces if spans else []``);
+- ``x if spans is not None else y`` becomes ``y`` (the port's ``out = spans.pieces if ...``);
 - every parameter named ``spans`` and every argument passing ``spans`` is dropped, and any
   other use of the name is ``None`` (``spans is not None``).
 
 What stays is what the port computes for spans without testing ``spans`` (a variable where the
 plain render had a literal, the MiniCPM-V port's empty ``pending`` list): the check reports the
-cost of the tests and branches, and ``docs/benchmarks.md`` says what else was measured against
-the ports as they were before spans.  The copy is registered in the port table under its own
+cost of the tests and branches, and ``docs/spans.md`` says what the ports cost against the ports
+as they were before spans.  The copy is registered in the port table under its own
 key, so ``chatformats.render(key, ...)`` reaches it by the same fast path as the real port.
 This is benchmark code: it compiles source at run time, which the package itself never does.
 """
@@ -41,7 +41,11 @@ class _Strip(ast.NodeTransformer):
 
     def visit_If(self, node: ast.If) -> Any:
         if _names_spans(node.test):
-            return [self.visit(statement) for statement in node.orelse] or None
+            kept: list[ast.stmt] = []
+            for statement in node.orelse:  # an elif testing spans again is dropped the same way
+                result = self.visit(statement)
+                kept += result if isinstance(result, list) else [result] if result else []
+            return kept or None
         return self.generic_visit(node)
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
@@ -92,8 +96,11 @@ def _load(module: str) -> types.ModuleType:
     path = Path(real.__file__ or "")
     siblings = {p.stem for p in path.parent.glob("*.py")}
     tree = _Strip(siblings).visit(ast.parse(path.read_text(encoding="utf-8")))
+    for node in ast.walk(tree):  # a block left empty keeps a `pass` (elsewhere none: it is a NOP)
+        if isinstance(getattr(node, "body", None), list) and not node.body:  # type: ignore[attr-defined]
+            node.body = [ast.Pass()]  # type: ignore[attr-defined]
     for node in tree.body:  # the siblings first, stripped too
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module and node.module.endswith(SUFFIX):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith(SUFFIX):
             _load(node.module[: -len(SUFFIX)])
     copy = types.ModuleType(name)
     copy.__package__ = "chatformats.ports"

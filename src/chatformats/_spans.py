@@ -111,9 +111,9 @@ class Recorder:
         """:meth:`source` for ``f"messages[{index}]{tail}"`` (``tail``: ``".content"``), the path
         written only when a span is read: recorded as a key, ``index`` for the content, ``~index``
         for the role (an int: nothing to allocate for a small one, and a tenth of a message's
-        recording less than a tuple), ``(index, tail)`` for any other field.  A message's field is always
-        recorded this way, never as the string (runs of one source are merged by comparing what
-        was recorded)."""
+        recording less than a tuple), ``(index, tail)`` for any other field.  A message's field
+        is always recorded this way, never as the string (runs of one source are merged by
+        comparing what was recorded)."""
         self.sources[len(self.pieces) + ahead] = (
             index if tail == ".content" else ~index if tail == ".role" else (index, tail))
 
@@ -235,8 +235,6 @@ class Spans(Sequence[Span]):
         return f"Spans({list(self)!r})"
 
 
-
-
 class Rendering:
     """A rendered prompt and its structure, read-only.
 
@@ -355,8 +353,6 @@ class Rendering:
             spans.append(span if span.end <= end else Span(span.start, end, span.source))
         turns = tuple((s, min(e, end)) for s, e in self.assistant_spans if s < end)
         return Rendering(self._text[:end], Spans.of(spans), turns)
-
-
 
 
 #: The :class:`Rendering` of ``text``, which a port joined from ``recorder.pieces``
