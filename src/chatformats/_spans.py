@@ -117,15 +117,6 @@ class Recorder:
         self.sources[len(self.pieces) + ahead] = (
             index if tail == ".content" else ~index if tail == ".role" else (index, tail))
 
-    def fields(self, index: int, tail: str, ahead: int, tail2: str, ahead2: int) -> None:
-        """:meth:`field` twice, in one call."""
-        sources = self.sources
-        count = len(self.pieces)
-        sources[count + ahead] = (
-            index if tail == ".content" else ~index if tail == ".role" else (index, tail))
-        sources[count + ahead2] = (
-            index if tail2 == ".content" else ~index if tail2 == ".role" else (index, tail2))
-
     def message(self, index: int, role_ahead: int, content_ahead: int, opens: int = -1) -> None:
         """A message's role and content (:meth:`field`), around the header's literal, in one
         call: the render of a message costs little more than a call; and :meth:`open` at

@@ -213,8 +213,8 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
                         spans.open(3)
                     else:  # after the header's "\n"
                         spans.open(2, 1)
-                    spans.field(index, ".role", 1)
-                    spans.fields(index, ".content" if split else ".reasoning_content", 3, ".content", 5)
+                    spans.message(index, 1, 5)  # the role, and the content after the reasoning
+                    spans.field(index, ".content" if split else ".reasoning_content", 3)
                 extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
                         "\n</think>\n\n", content.lstrip("\n")))  # L45
             else:  # L46-47, L49-50
