@@ -21,7 +21,7 @@ import chatformats
 from . import transformers_oracle
 from .oracle import FIXED_NOW
 
-PORTED = [name for name in chatformats.formats() if chatformats.get_format(name).status == "ported"]
+PORTED = chatformats.formats()
 
 TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Get the weather in a city",

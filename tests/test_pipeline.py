@@ -42,16 +42,7 @@ pytest.importorskip("transformers")
 np = pytest.importorskip("numpy")
 
 
-def _ported(name: str) -> Any:
-    fmt = chatformats.get_format(name)
-    return pytest.param(
-        name,
-        marks=() if fmt.status == "ported"
-        else pytest.mark.skip(reason=f"{name} is not ported yet (status: {fmt.status})"),
-    )
-
-
-FORMATS = [_ported(name) for name in chatformats.formats()]
+FORMATS = chatformats.formats()
 
 # ------------------------------------------------------------------ objects callers pass
 

@@ -49,14 +49,7 @@ def test_registry_ties_templates_and_ports_together():
         assert ROOT / fmt.template_path == TEMPLATES / fmt.template_file
         assert fmt.template_source() == (TEMPLATES / fmt.template_file).read_text(encoding="utf-8")
         assert fmt.module == Path(fmt.template_file).stem
-        assert fmt.status in ("ported", "pending")
-        if fmt.status == "ported":
-            assert fmt.module in ported_modules
-            assert callable(fmt.port)
-        else:
-            assert fmt.module not in ported_modules, f"{name} has a port module but is marked pending"
-            with pytest.raises(ChatFormatError, match="not ported yet"):
-                chatformats.render(name, [{"role": "user", "content": "hi"}])
+        assert fmt.module in ported_modules and callable(fmt.port)
     assert ported_modules <= {chatformats.get_format(n).module for n in names}
 
 

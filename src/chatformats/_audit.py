@@ -269,10 +269,8 @@ def template_layer(name: Any, messages: Any, now: Any, strict: bool,
     """``render_spans(name, messages, now=now, strict=strict, **variables)`` and its findings."""
     from . import _core, _registry, _spans
 
-    port, calls = _registry.port(name)
+    port, calls = _registry.entry(name, variables, strict)
     fmt = _registry.get_format(name)
-    if strict:
-        _core.check_variables(fmt, variables)
     recorder = _spans.Recorder()
     text = _core.render(name, port, calls, messages, now, variables, recorder)
     rendering = _spans.build(text, recorder)
@@ -284,17 +282,9 @@ def pipeline_layer(name: Any, messages: Any, now: Any,
                    kwargs: dict[str, Any]) -> tuple[Rendering, tuple[Finding, ...]]:
     """``apply_chat_template_spans(name, messages, now=now, **kwargs)`` and its findings; the
     paths resolve against the values as given (the special tokens under ``kwargs``)."""
-    import sys
-
     from . import _registry, pipeline
 
-    spans_of = getattr(pipeline, "apply_chat_template_spans", None) or getattr(
-        sys.modules.get("chatformats"), "apply_chat_template_spans", None)
-    if spans_of is None:
-        from .errors import ChatFormatError
-
-        raise ChatFormatError("the pipeline layer does not record spans in this build")
-    rendering = spans_of(name, messages, now=now, **kwargs)
+    rendering = pipeline.apply_chat_template_spans(name, messages, now=now, **kwargs)
     fmt = _registry.get_format(name)
     roots = {**fmt.special_tokens, **kwargs, "messages": messages}
     return rendering, find(rendering, roots, fmt.control_strings, fmt.special_tokens)

@@ -85,8 +85,6 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
 def check_variables(fmt: Any, variables: Any, known: Any = ()) -> None:
     """``strict=True``: every name in ``variables`` is one format ``fmt``'s template reads (or
     in ``known``); raises :class:`UnknownVariableError` listing the template's variables else."""
-    if fmt.variables is None:
-        return
     unknown = sorted(set(variables) - set(fmt.variables) - set(known))
     if unknown:
         raise UnknownVariableError(

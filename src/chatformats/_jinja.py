@@ -38,10 +38,8 @@ __all__ = [
     "length",
     "iterate",
     "contains",
-    "is_string",
     "is_mapping",
     "is_iterable",
-    "is_sequence",
     "need_str",
     "concat_error",
     "namespace",
@@ -279,11 +277,6 @@ def contains(haystack: Any, needle: Any, path: str = "value") -> bool:
         raise TemplateTypeError(f"{path}: {reason}") from None
 
 
-def is_string(value: Any) -> bool:
-    """``value is string``: ``isinstance(value, str)``."""
-    return type(value) is str
-
-
 def is_mapping(value: Any) -> bool:
     """``value is mapping``: ``isinstance(value, collections.abc.Mapping)`` (a dict)."""
     return type(value) is dict
@@ -294,12 +287,6 @@ def is_iterable(value: Any) -> bool:
     undefined are iterable; numbers, bools and ``None`` are not."""
     tp = type(value)
     return tp is str or tp is list or tp is dict or tp is tuple or value is MISSING
-
-
-def is_sequence(value: Any) -> bool:
-    """``value is sequence``: ``len(value)`` works and the value has ``__getitem__`` — so
-    strings and dicts are sequences, and so is undefined (length 0)."""
-    return is_iterable(value)
 
 
 def concat_error(value: Any, path: str) -> Exception:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ._spec import fingerprint
 from .errors import UnknownFormatError
 
 if TYPE_CHECKING:
@@ -31,13 +32,6 @@ __all__ = ["detect", "from_pretrained", "fingerprint"]
 #: ``tokenizer_config.json`` keys that are special tokens but not ones transformers passes to
 #: the template (the list of extra special tokens) or that are not tokens at all.
 _NOT_TEMPLATE_TOKENS = frozenset({"additional_special_tokens", "extra_special_tokens"})
-
-
-def fingerprint(template_text: str) -> str:
-    """The sha256 of the template's exact UTF-8 text, as the registry pins it."""
-    import hashlib
-
-    return hashlib.sha256(template_text.encode("utf-8")).hexdigest()
 
 
 def detect(template_text: str) -> ChatFormat:

@@ -48,8 +48,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Mapping as _Mapping, Sequ
 
 from . import _core
 from ._core import NESTING_LIMIT
-from ._registry import _PORTS, get_format
-from ._registry import port as _registry_port
+from ._registry import entry, get_format
 from ._safety import concurrent, is_mutation
 from ._spans import Recorder, build
 from .errors import ChatFormatError, InvalidConversation, NestingTooDeep, PipelineTypeError, ToolSchemaError
@@ -503,10 +502,6 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
     rendered through the render core, with a :class:`~chatformats._spans.Recorder` when
     ``spans`` (the text is the same either way)."""
     fmt = get_format(name)
-    try:
-        port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
-    except (KeyError, TypeError):
-        port, calls = _registry_port(name)
     now = _core.clock(now)
 
     # transformers' own parameters, which never reach the template, in the order it reads them.
@@ -528,8 +523,7 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
         sanitize_control_tokens = kwargs.pop("sanitize_control_tokens", False)
         for param in _TOKENIZER_ONLY_PARAMS.intersection(kwargs):
             del kwargs[param]
-        if strict:
-            _core.check_variables(fmt, kwargs, fmt.special_tokens)
+    port, calls = entry(name, kwargs, strict, pipeline=True)
 
     try:
         if isinstance(messages, (list, tuple)) and len(messages) == 0:

@@ -1,5 +1,5 @@
-"""Golden cases: a small set of inputs per format (``<port module>.json``) covering its main
-branches and its failures, and each case's expected outcome at both layers stored as a file in
+"""Golden cases: a small set of inputs every format renders (``shared.json``) plus a format's
+own (``<port module>.json``, optional), covering its main branches and its failures, and each case's expected outcome at both layers stored as a file in
 ``<port module>/`` (the directory is named after the port module, as format names may change):
 
 - ``<case>.txt``: the template layer's render (``Template.render(messages=..., **variables)``),
@@ -33,6 +33,8 @@ from typing import Any, NamedTuple
 import chatformats
 
 HERE = Path(__file__).resolve().parent
+#: The inputs every format renders.
+SHARED = HERE / "shared.json"
 
 #: The layers stored, and the suffix of their files.
 LAYERS = {"template": "", "pipeline": ".pipeline"}
@@ -55,8 +57,8 @@ class Case(NamedTuple):
 
 
 def ported_formats() -> list[str]:
-    """Every format whose port has landed (status ``ported``)."""
-    return [name for name in chatformats.formats() if chatformats.get_format(name).status == "ported"]
+    """Every format (each registered format has its port)."""
+    return chatformats.formats()
 
 
 def golden_file(name: str) -> Path:
@@ -68,16 +70,22 @@ def expected_dir(name: str) -> Path:
     return HERE / chatformats.get_format(name).module
 
 
-def load(name: str) -> list[Case]:
-    """The golden cases of format ``name``."""
-    doc = json.loads(golden_file(name).read_text(encoding="utf-8"))
-    assert doc["format"] == name, f"{golden_file(name)} is for {doc['format']!r}, not {name!r}"
+def _cases(path: Path, name: str) -> list[Case]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc.get("format", name) == name, f"{path} is for {doc['format']!r}, not {name!r}"
     default_now = datetime.fromisoformat(doc["now"])
     return [
         Case(name, c["name"], c["messages"], c.get("variables", {}),
              datetime.fromisoformat(c["now"]) if "now" in c else default_now)
         for c in doc["cases"]
     ]
+
+
+def load(name: str) -> list[Case]:
+    """The golden cases of format ``name``: the shared ones (``shared.json``), then its own
+    (``<port module>.json``, optional: a new format needs none)."""
+    own = golden_file(name)
+    return _cases(SHARED, name) + (_cases(own, name) if own.is_file() else [])
 
 
 def load_all() -> list[Case]:

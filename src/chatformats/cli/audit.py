@@ -85,8 +85,6 @@ def _spans_and_findings(args: argparse.Namespace, resolve: Callable[[str], Any],
     from .. import _audit
 
     fmt = resolve(args.format)
-    if fmt.status != "ported":
-        raise InputError(f"format {fmt.name!r} is not ported yet (status: {fmt.status})")
     conv = parse_file(args.file)
     variables = dict(conv.variables)
     variables.update(args.var)

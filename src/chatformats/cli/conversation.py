@@ -220,10 +220,7 @@ def _parse_file(path: str) -> Conversation:
 
 
 def _ported(name: str) -> ChatFormat:
-    fmt = _resolve_format(name)
-    if fmt.status != "ported":
-        raise InputError(f"format {fmt.name!r} is not ported yet (status: {fmt.status})")
-    return fmt
+    return _resolve_format(name)
 
 
 def _options(args: argparse.Namespace, fmt: ChatFormat) -> Options:

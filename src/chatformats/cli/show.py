@@ -16,13 +16,13 @@ from .conversation import TEMPLATE_VARIABLES
 def _cmd_formats(args: argparse.Namespace) -> int:
     rows = [get_format(name) for name in formats()]
     if args.json:
-        _print_json([{"name": f.name, "status": f.status, "model_ids": list(f.model_ids),
+        _print_json([{"name": f.name, "model_ids": list(f.model_ids),
                       "variant_of": f.variant_of or None, "description": f.description}
                      for f in rows])
         return EXIT_OK
     for fmt in rows:
         models = ", ".join(fmt.model_ids) or "-"
-        print(f"{fmt.name:24} {fmt.status:8} {fmt.description or models}")
+        print(f"{fmt.name:26} {fmt.description or models}")
     return EXIT_OK
 
 
@@ -31,7 +31,6 @@ def _cmd_show(args: argparse.Namespace) -> int:
     info: dict[str, Any] = {
         "name": fmt.name,
         "description": fmt.description,
-        "status": fmt.status,
         "model_ids": list(fmt.model_ids),
         "variant_of": fmt.variant_of or None,
         "special_tokens": dict(fmt.special_tokens),
@@ -48,7 +47,6 @@ def _cmd_show(args: argparse.Namespace) -> int:
     lines = [
         ("format", fmt.name),
         ("description", fmt.description or "-"),
-        ("status", fmt.status),
         ("model ids", ", ".join(fmt.model_ids) or (
             f"- (none: a variant of {fmt.variant_of}, whose output differs from its published "
             "template)" if fmt.variant_of else "- (no published model)")),

@@ -39,11 +39,10 @@ def family(name: Any) -> str:
     format); :class:`ChatFormatError` for a format that has no parser yet."""
     from .._registry import get_format
 
-    module = get_format(name).module
-    try:
-        return _GRAMMARS[module]
-    except KeyError:
-        raise ChatFormatError(f"format {get_format(name).name!r} has no parser") from None
+    fmt = get_format(name)
+    if not fmt.grammar:
+        raise ChatFormatError(f"format {fmt.name!r} has no parser")
+    return fmt.grammar
 
 
 def grammar(name: Any) -> Any:
