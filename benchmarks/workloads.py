@@ -26,8 +26,9 @@ Workloads (``WORKLOADS``):
 Per-format variants (each template reads fields differently; every variant renders without a
 template error):
 
-- the final answer's reasoning is ``reasoning`` for ``solar-open`` (the field its template reads)
-  and ``reasoning_content`` for every other format;
+- the final answer's reasoning is in the field the format's spec names (``reasoning_field``:
+  ``reasoning`` for ``solar-open``, the field its template reads, ``reasoning_content`` for the
+  others);
 - a tool-calling assistant message has string content (``""`` or a sentence), never ``None``:
   cogito iterates a ``None`` content and fails (transformers drops ``None`` keys first; the
   template layer does not);
@@ -237,7 +238,10 @@ def _tool_round(rng: random.Random, number: int) -> List[Dict[str, Any]]:
 
 
 def _reasoning_field(fmt: str) -> str:
-    return "reasoning" if fmt == "solar-open" else "reasoning_content"
+    """The field the format's template reads an assistant turn's reasoning from (its spec)."""
+    import chatformats
+
+    return chatformats.get_format(fmt).reasoning_field
 
 
 def _short_chat(rng: random.Random, fmt: str) -> Dict[str, Any]:

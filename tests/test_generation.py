@@ -1,8 +1,8 @@
 """The assistant-spans oracle: each reference template with ``{% generation %}`` tags, rendered by
 transformers 5.24's own ``{% generation %}`` extension.
 
-- ``tests/generation/<format>.jinja`` is what ``scripts/write_generation_templates.py`` derives
-  from the pinned reference template and ``tests/generation/<format>.json`` (never edited by
+- ``tests/generation/<format>.jinja`` is what ``scripts/regenerate.py`` derives
+  from the pinned reference template and the spec's ``tests.generation`` edits (never edited by
   hand): checked here to be up to date.
 - (a) Each tagged copy renders byte-identically to its original, or fails with the same error,
   through transformers' ``render_jinja_template`` (with and without
@@ -45,12 +45,12 @@ from .parity import diff
 tcu = pytest.importorskip("transformers.utils.chat_template_utils")
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "write_generation_templates.py"
+SCRIPT = ROOT / "scripts" / "regenerate.py"
 FORMATS = chatformats.formats()
 
 
 def _script() -> Any:
-    spec = importlib.util.spec_from_file_location("write_generation_templates", SCRIPT)
+    spec = importlib.util.spec_from_file_location("regenerate", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -74,24 +74,25 @@ def copy_source(name: str) -> str:
 
 def test_copies_are_what_the_script_writes():
     script = _script()
-    for path, text in script.copies().items():
-        assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run python scripts/write_generation_templates.py"
+    copies = script.generation_texts()
+    for path, text in copies.items():
+        assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run python scripts/regenerate.py"
         assert path.read_text(encoding="utf-8") == text, (
-            f"{path.relative_to(ROOT)} is stale: run python scripts/write_generation_templates.py")
-    assert sorted(p.stem for p in script.copies()) == sorted(FORMATS)
-    assert script.main(["--check"]) == 0
+            f"{path.relative_to(ROOT)} is stale: run python scripts/regenerate.py")
+    assert sorted(p.stem for p in copies) == sorted(FORMATS)
+    assert script.main(["--check", "--only", "generation"]) == 0
 
 
 def test_script_refuses_an_edit_that_is_not_found_exactly_once():
     script = _script()
     original = "a {{ x }} b {{ x }}"
-    with pytest.raises(script.EditError, match="occurs 2 times in the reference template"):
-        script.apply("f", original, [("{{ x }}", "{% generation %}{{ x }}{% endgeneration %}")])
-    with pytest.raises(script.EditError, match="occurs 0 times"):
-        script.apply("f", original, [("{{ y }}", "")])
-    with pytest.raises(script.EditError, match="occurs 0 times in the edited text"):
-        script.apply("f", original, [("a ", ""), ("a {{", "")])
-    assert script.apply("f", original, [("a {{ x }}", "a {% generation %}{{ x }}{% endgeneration %}")]) == (
+    with pytest.raises(script.Stale, match="occurs 2 times in the reference template"):
+        script.apply("f", original, (("{{ x }}", "{% generation %}{{ x }}{% endgeneration %}"),))
+    with pytest.raises(script.Stale, match="occurs 0 times"):
+        script.apply("f", original, (("{{ y }}", ""),))
+    with pytest.raises(script.Stale, match="occurs 0 times in the edited text"):
+        script.apply("f", original, (("a ", ""), ("a {{", "")))
+    assert script.apply("f", original, (("a {{ x }}", "a {% generation %}{{ x }}{% endgeneration %}"),)) == (
         "a {% generation %}{{ x }}{% endgeneration %} b {{ x }}")
 
 

@@ -1,4 +1,4 @@
-"""The package's one copy of each reference template is what ``scripts/sync_templates.py`` writes
+"""The package's one copy of each reference template is what ``scripts/regenerate.py`` writes
 from ``reference_templates/``, and every way of getting it wrong is a ``ChatFormatError``."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import chatformats
 from chatformats import ChatFormatError, _template_sources
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "sync_templates.py"
+SCRIPT = ROOT / "scripts" / "regenerate.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("sync_templates", SCRIPT)
+    spec = importlib.util.spec_from_file_location("regenerate", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -28,18 +28,20 @@ def _script():
 
 def test_generated_module_is_not_stale():
     module = ROOT / "src" / "chatformats" / "_template_sources.py"
-    assert module.read_text(encoding="utf-8") == _script().module_text(), (
-        "src/chatformats/_template_sources.py is stale: run python scripts/sync_templates.py")
+    assert module.read_text(encoding="utf-8") == _script().sources_text(), (
+        "src/chatformats/_template_sources.py is stale: run python scripts/regenerate.py")
 
 
 def test_check_mode_reports_a_stale_module(tmp_path, monkeypatch):
     script = _script()
-    assert script.main(["--check"]) == 0
+    assert script.main(["--check", "--only", "sources"]) == 0
     stale = tmp_path / "_template_sources.py"
-    stale.write_text(script.module_text().replace("{%- ", "{%-  ", 1), encoding="utf-8")
-    monkeypatch.setattr(script, "MODULE", stale)
+    stale.write_text(script.sources_text().replace("{%- ", "{%-  ", 1), encoding="utf-8")
+    monkeypatch.setattr(script, "SOURCES_MODULE", stale)
     monkeypatch.setattr(script, "ROOT", tmp_path)
-    assert script.main(["--check"]) == 1
+    assert script.main(["--check", "--only", "sources"]) == 1
+    assert script.main(["--only", "sources"]) == 0  # rewritten
+    assert stale.read_text(encoding="utf-8") == script.sources_text()
 
 
 def test_script_refuses_a_template_that_is_not_the_pinned_one(tmp_path, monkeypatch):
@@ -49,15 +51,18 @@ def test_script_refuses_a_template_that_is_not_the_pinned_one(tmp_path, monkeypa
     victim = chatformats.get_format("cogito").template_file
     (tmp_path / victim).write_bytes((tmp_path / victim).read_bytes() + b"\n")
     monkeypatch.setattr(script, "TEMPLATES", tmp_path)
-    with pytest.raises(script.SyncError, match=f"{victim} has sha256 .*; the registry pins"):
-        script.module_text()
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    with pytest.raises(script.Stale, match=f"{victim} has sha256 .*; its spec pins"):
+        script.sources_text()
+    assert script.main(["--check", "--only", "sources"]) == 1
     (tmp_path / victim).unlink()
-    with pytest.raises(script.SyncError, match=victim):
-        script.module_text()
+    with pytest.raises(script.Stale, match=victim):
+        script.sources_text()
 
 
 def test_script_runs_from_a_shell():
-    result = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, str(SCRIPT), "--check", "--only", "index", "sources",
+                             "generation"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 

@@ -1,8 +1,8 @@
 """The reference templates' text: the package's one copy of each (generated, do not edit).
 
-Written by ``scripts/sync_templates.py`` from ``reference_templates/``, each file checked against
-the sha256 pinned in ``_registry.py``; ``tests/test_template_sources.py`` fails when this module is
-stale.  ``ChatFormat.template_source()`` returns a text after checking its sha256 again, and the
+Written by ``scripts/regenerate.py`` from ``reference_templates/``, each file checked against the
+sha256 its spec pins; ``tests/test_generated.py`` fails when this module is stale.
+``ChatFormat.template_source()`` returns a text after checking its sha256 again, and the
 pipeline's ``continue_final_message`` check searches it (transformers checks ``field in
 chat_template``).  Keyed by the template's file name in ``reference_templates/``.
 """
