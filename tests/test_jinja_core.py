@@ -205,7 +205,8 @@ def test_undefined_fails_where_jinja_raises_undefined_error():
 
 # Every name the five templates read with dot access must be no attribute of any JSON type:
 # ``attr()`` relies on that to read dict items directly (jinja2 tries the attribute first).
-_DOT = re.compile(r"\b[a-z_][a-z_0-9]*\.([a-z_][a-z_0-9]*)\b(?!\s*\()")
+# ``loop.X`` reads jinja2's loop object (gpt-oss's ``loop.index``), never a JSON value.
+_DOT = re.compile(r"\b(?!loop\.)[a-z_][a-z_0-9]*\.([a-z_][a-z_0-9]*)\b(?!\s*\()")
 
 
 def test_dot_names_are_no_attribute_of_json_types():

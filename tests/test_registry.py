@@ -29,7 +29,10 @@ PINNED = {
 
 
 def test_reference_templates_are_pinned():
-    assert sorted(p.name for p in TEMPLATES.glob("*.jinja")) == sorted(PINNED)
+    # A template sourced ahead of its format has a facts file instead (reference_templates/facts/,
+    # pinned by tests/test_reference_sources.py) until the registry takes it over.
+    sourced = {p.stem + ".jinja" for p in (TEMPLATES / "facts").glob("*.json")}
+    assert sorted(p.name for p in TEMPLATES.glob("*.jinja")) == sorted(set(PINNED) | sourced)
     for name, digest in PINNED.items():
         assert hashlib.sha256((TEMPLATES / name).read_bytes()).hexdigest() == digest, name
 
