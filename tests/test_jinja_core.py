@@ -9,7 +9,6 @@ compares it with the primitive: same text, or both fail.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from datetime import datetime
 from typing import Any, Callable
 
@@ -18,6 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import chatformats
 from chatformats import ChatFormatError, UndefinedValueError
 from chatformats import _jinja as J
 
@@ -203,16 +203,18 @@ def test_undefined_fails_where_jinja_raises_undefined_error():
     assert jinja("{{ 'a' + v }}") == (False, "UndefinedError")
 
 
-# Every name the five templates read with dot access must be no attribute of any JSON type:
+# Every name the ported templates read with dot access must be no attribute of any JSON type:
 # ``attr()`` relies on that to read dict items directly (jinja2 tries the attribute first).
-# ``loop.X`` reads jinja2's loop object (gpt-oss's ``loop.index``), never a JSON value.
+# Reference texts that are no format yet (``reference_templates/facts/``) are checked when they
+# are ported.  ``loop.X`` reads jinja2's loop object (``loop.index``; ``index`` is a list method),
+# never a JSON value.
 _DOT = re.compile(r"\b(?!loop\.)[a-z_][a-z_0-9]*\.([a-z_][a-z_0-9]*)\b(?!\s*\()")
 
 
 def test_dot_names_are_no_attribute_of_json_types():
     names: set[str] = set()
-    for path in (Path(__file__).parent.parent / "reference_templates").glob("*.jinja"):
-        text = path.read_text(encoding="utf-8")
+    for name in chatformats.formats():
+        text = chatformats.get_format(name).template_source()
         for block in re.findall(r"\{[{%](.*?)[}%]\}", text, flags=re.S):
             names.update(_DOT.findall(re.sub(r"(\"[^\"]*\"|'[^']*')", "''", block)))
     assert {"role", "content", "tool_calls", "function", "arguments"} <= names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
 from pathlib import Path
 
@@ -28,12 +29,17 @@ PINNED = {
 }
 
 
+#: Pinned reference texts that are no format yet, each with its facts in
+#: ``reference_templates/facts/<stem>.json`` (``tests/test_reference_facts.py``).
+FACTS_PINNED = {
+    facts["template_file"]: facts["template_sha256"]
+    for facts in (json.loads(p.read_text(encoding="utf-8")) for p in (TEMPLATES / "facts").glob("*.json"))
+}
+
+
 def test_reference_templates_are_pinned():
-    # A template sourced ahead of its format has a facts file instead (reference_templates/facts/,
-    # pinned by tests/test_reference_sources.py) until the registry takes it over.
-    sourced = {p.stem + ".jinja" for p in (TEMPLATES / "facts").glob("*.json")}
-    assert sorted(p.name for p in TEMPLATES.glob("*.jinja")) == sorted(set(PINNED) | sourced)
-    for name, digest in PINNED.items():
+    assert sorted(p.name for p in TEMPLATES.glob("*.jinja")) == sorted({**PINNED, **FACTS_PINNED})
+    for name, digest in [*PINNED.items(), *FACTS_PINNED.items()]:
         assert hashlib.sha256((TEMPLATES / name).read_bytes()).hexdigest() == digest, name
 
 
