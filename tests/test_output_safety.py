@@ -158,14 +158,24 @@ def test_a_full_stdout_after_a_jsonl_run_is_one_line(tmp_path: Path, inputs: dic
     paths)."""
     few = tmp_path / "few.jsonl"
     few.write_text(json.dumps([{"role": "user", "content": "hi"}]) + "\n", encoding="utf-8")
-    for target in ("/dev/full",):
-        if not os.path.exists(target):
-            pytest.skip("no /dev/full")
-        with open(target, "wb") as out:
-            result = subprocess.run(command("render", "cogito", "--jsonl", str(few)), stdout=out,
-                                    stderr=subprocess.PIPE, timeout=TIMEOUT, env=env())
+    for unbuffered in ([], ["-u"]):
+        argv = [sys.executable, *unbuffered, "-m", "chatformats", "render", "cogito", "--jsonl",
+                str(few)]
+        if os.path.exists("/dev/full"):
+            with open("/dev/full", "wb") as out:
+                result = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE, timeout=TIMEOUT,
+                                        env=env())
+            assert result.returncode == 1
+            assert "No space left on device" in one_line(result.stderr)
+        read, write = os.pipe()  # a reader that has gone away
+        os.close(read)
+        try:
+            result = subprocess.run(argv, stdout=write, stderr=subprocess.PIPE, timeout=TIMEOUT,
+                                    env=env())
+        finally:
+            os.close(write)
         assert result.returncode == 1
-        one_line(result.stderr)
+        assert "Broken pipe" in one_line(result.stderr)
 
 
 # ---------------------------------------------------------------- --html OUT

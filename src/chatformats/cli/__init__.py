@@ -27,7 +27,7 @@ lines, one per line).
 The modules beside this one hold one concern each: :mod:`.arguments` (argument parsing),
 :mod:`.conversation` (an input, from its JSON to the prompt), :mod:`.render`, :mod:`.verify`,
 :mod:`.show`, :mod:`.parse` and :mod:`.request` (one command each), :mod:`.progress` (the
-progress bar), :mod:`.io` (reading any stream, writing ``-o`` atomically), :mod:`.workers`
+progress bar), :mod:`.io` (reading any stream; writing stdout, ``-o`` and ``--html``), :mod:`.workers`
 (worker processes, interrupts), :mod:`.common` (exit statuses, errors, what they all share).
 This one holds :func:`main` and the table of subcommands (:func:`build_parser`).
 """

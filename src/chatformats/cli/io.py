@@ -222,7 +222,7 @@ def accounted_stdout() -> Iterator[None]:
     if original is not None and not isinstance(buffer, io.RawIOBase):
         yield
         return
-    base: io.BufferedIOBase = _Closed() if original is None else WholeWrites(buffer)
+    base: Any = _Closed() if original is None else WholeWrites(buffer)
     wrapper = io.TextIOWrapper(
         base, encoding=getattr(original, "encoding", None) or "utf-8",
         errors=getattr(original, "errors", None) or "strict", newline="\n",
