@@ -71,8 +71,9 @@ def page_growth(sizes: tuple[int, ...], rounds: int) -> dict[str, list[tuple[int
 def audit_throughput(megabytes: float, rounds: int) -> dict[str, tuple[float, float]]:
     """Per input: (audit MB/s, audit time / render_spans time)."""
     size = int(megabytes * 1_000_000)
+    sentence = "The quick brown fox jumps over the lazy dog. "
     texts = {"<| runs": "<|" * (size // 2),
-             "ordinary text": ("The quick brown fox jumps over the lazy dog. " * (size // 45 + 1))[:size]}
+             "ordinary text": (sentence * (size // len(sentence) + 1))[:size]}
     out = {}
     for label, text in texts.items():
         chat = [{"role": "user", "content": text}]

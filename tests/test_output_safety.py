@@ -24,7 +24,6 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -144,7 +143,8 @@ def test_the_whole_output_when_there_is_room(tmp_path: Path, inputs: dict[str, s
 
 
 def test_a_closed_stdout_is_one_line(inputs: dict[str, str]) -> None:
-    for argv in (["render", "cogito", "--jsonl", inputs["jsonl"]], ["render", "cogito", inputs["chat"]],
+    for argv in (["render", "cogito", "--jsonl", inputs["jsonl"]],
+                 ["render", "cogito", inputs["chat"]],
                  ["parse", "cogito", inputs["completion"]]):
         result = subprocess.run(command(*argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 timeout=TIMEOUT, env=env(), preexec_fn=lambda: os.close(1))
@@ -153,9 +153,9 @@ def test_a_closed_stdout_is_one_line(inputs: dict[str, str]) -> None:
 
 
 def test_a_full_stdout_after_a_jsonl_run_is_one_line(tmp_path: Path, inputs: dict[str, str]) -> None:
-    """``render --jsonl`` whose output fits in the buffer and fails when flushed: one line,
-    status 1, nothing more at exit (before: "Exception ignored" twice, status 120 on some
-    paths)."""
+    """``render --jsonl`` whose output fits in the buffer and fails when flushed (a full device,
+    a reader that has gone away): one line, status 1, nothing more at exit (the probe saw
+    "Exception ignored" twice and status 120; a guard)."""
     few = tmp_path / "few.jsonl"
     few.write_text(json.dumps([{"role": "user", "content": "hi"}]) + "\n", encoding="utf-8")
     for unbuffered in ([], ["-u"]):

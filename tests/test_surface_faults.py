@@ -68,7 +68,8 @@ def _labels(document: str) -> list[str]:
 
 
 def test_every_invisible_character_is_labelled() -> None:
-    rendering = chatformats.render_spans("qwen3-instruct-2507", [{"role": "user", "content": INVISIBLE}])
+    rendering = chatformats.render_spans("qwen3-instruct-2507",
+                                         [{"role": "user", "content": INVISIBLE}])
     document = html.page(rendering)
     assert _labels(document) == [f"U+{ord(c):04X}" for c in INVISIBLE]
     assert 'title="U+FE0F VARIATION SELECTOR-16"' in document
@@ -76,7 +77,8 @@ def test_every_invisible_character_is_labelled() -> None:
 
 
 def test_a_payload_hidden_in_variation_selectors_is_shown() -> None:
-    payload = "".join(chr(0xE0100 + (b % 240)) for b in b"a secret instruction of sixty-two bytes, hidden in the text!!!")
+    secret = b"a secret instruction of sixty-two bytes, hidden in the text!!!"
+    payload = "".join(chr(0xE0100 + (b % 240)) for b in secret)
     assert len(payload) == 62
     rendering = chatformats.render_spans("cogito", [{"role": "user", "content": "hi" + payload}])
     assert len(_labels(html.page(rendering))) == 62
@@ -170,9 +172,10 @@ def test_every_segment_and_label_is_a_bidi_isolate() -> None:
 # ---------------------------------------------------------------- the page: linear
 
 
-def _page_steps(rendering: Any, findings: Any) -> int:
-    """The number of lines of ``chatformats/html.py`` executed to make the page."""
-    target = html.__file__
+def _steps(module: Any, call: Callable[[], Any]) -> int:
+    """The number of lines of ``module``'s source executed by ``call()`` (an operation count;
+    the tracer in place before, if any, is put back)."""
+    target = module.__file__
     count = 0
 
     def tracer(frame: Any, event: str, arg: Any) -> Any:
@@ -183,12 +186,18 @@ def _page_steps(rendering: Any, findings: Any) -> int:
             count += 1
         return tracer
 
+    previous = sys.gettrace()
     sys.settrace(tracer)
     try:
-        html.page(rendering, findings)
+        call()
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return count
+
+
+def _page_steps(rendering: Any, findings: Any) -> int:
+    """The number of lines of ``chatformats/html.py`` executed to make the page."""
+    return _steps(html, lambda: html.page(rendering, findings))
 
 
 @pytest.mark.parametrize("kind", ["findings", "assistant ranges"])
@@ -398,7 +407,8 @@ def test_accelerate_ignores_tokenizing_options_without_tokenize() -> None:
 # ---------------------------------------------------------------- the audit's scan
 
 
-def _reference_find(text: str, spans: list[Span], control_strings: tuple[str, ...]) -> list[tuple[Any, ...]]:
+def _reference_find(text: str, spans: list[Span],
+                    control_strings: tuple[str, ...]) -> list[tuple[Any, ...]]:
     """The scan the audit had: one ``str.find`` loop per control string over the whole text,
     each occurrence kept when it overlaps a sourced span."""
     starts = [span.start for span in spans]
@@ -447,26 +457,6 @@ def test_the_scan_finds_what_the_one_loop_per_string_scan_found(case: Any) -> No
     assert [(f.offset, f.token, f.sources) for f in got] == _reference_find(text, spans, strings)
 
 
-def _find_steps(call: Callable[[], Any]) -> int:
-    target = _audit.__file__
-    count = 0
-
-    def tracer(frame: Any, event: str, arg: Any) -> Any:
-        nonlocal count
-        if frame.f_code.co_filename != target:
-            return None
-        if event == "line":
-            count += 1
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        call()
-    finally:
-        sys.settrace(None)
-    return count
-
-
 def test_the_scan_does_not_grow_with_the_number_of_control_strings() -> None:
     text = "<|" * 5000 + "plain text " * 500
     rendering = _Rendering(text, [Span(0, len(text), "messages[0].content")])
@@ -474,5 +464,6 @@ def test_the_scan_does_not_grow_with_the_number_of_control_strings() -> None:
     many = tuple(f"<|reserved_{i}|>" for i in range(320))
     for strings in (few, many):
         _audit.find(rendering, {}, strings)  # the scan for these strings, built once
-    steps = [_find_steps(lambda s=strings: _audit.find(rendering, {}, s)) for strings in (few, many)]
+    steps = [_steps(_audit, lambda s=strings: _audit.find(rendering, {}, s))
+             for strings in (few, many)]
     assert steps[1] <= steps[0] + 10, steps  # one loop per string: 16 times as many

@@ -259,7 +259,8 @@ def find(rendering: Rendering, roots: Mapping[str, Any], control_strings: tuple[
 _SCANNERS: dict[tuple[str, ...], tuple[Any, dict[str, tuple[str, ...]], int] | None] = {}
 
 
-def _scanner(control_strings: tuple[str, ...]) -> tuple[Any, dict[str, tuple[str, ...]], int] | None:
+def _scanner(control_strings: tuple[str, ...]
+             ) -> tuple[Any, dict[str, tuple[str, ...]], int] | None:
     """The scan for ``control_strings`` (cached per tuple); ``None`` when there is no string."""
     key = tuple(control_strings)
     if key in _SCANNERS:
@@ -287,7 +288,7 @@ def _scanner(control_strings: tuple[str, ...]) -> tuple[Any, dict[str, tuple[str
                     ends.append(token[:length])
             prefixes[token] = tuple(ends)
         scanner = (pattern.search, prefixes, max(map(len, tokens)))
-    if len(_SCANNERS) < 256:  # the registry's formats; a caller's own tuples beyond that are rebuilt
+    if len(_SCANNERS) < 256:  # the registry's formats; beyond that, a caller's own are rebuilt
         _SCANNERS[key] = scanner
     return scanner
 
