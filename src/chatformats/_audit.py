@@ -217,26 +217,113 @@ def find(rendering: Rendering, roots: Mapping[str, Any], control_strings: tuple[
     found: list[Finding] = []
     from bisect import bisect_right
 
-    for token in dict.fromkeys(control_strings):
-        if not token:
-            continue
-        at = text.find(token)
-        while at >= 0:
-            end = at + len(token)
-            first = bisect_right(starts, at) - 1
-            last = bisect_right(starts, end - 1) - 1
-            covered = spans[first:last + 1]
-            if any(span.source is not None for span in covered):
-                index = next(i for i in range(first, last + 1) if spans[i].source is not None)
-                span = spans[index]
-                path = str(span.source)  # not None: chosen so
-                entry = max(at, span.start)
-                base, form = where[index]
-                found.append(Finding(token, at, path, base + entry - span.start, form,
-                                     tuple(s.source for s in covered)))
-            at = text.find(token, at + 1)
+    scanner = _scanner(control_strings)
+    if scanner is None:
+        return ()
+    search, prefixes, longest = scanner
+    for low, high in _windows(spans, len(text), longest):
+        match = search(text, low, high)
+        while match is not None:
+            at = match.start()
+            for token in prefixes[match.group()]:  # every control string that starts here
+                end = at + len(token)
+                first = bisect_right(starts, at) - 1
+                last = bisect_right(starts, end - 1) - 1
+                covered = spans[first:last + 1]
+                if any(span.source is not None for span in covered):
+                    index = next(i for i in range(first, last + 1) if spans[i].source is not None)
+                    span = spans[index]
+                    path = str(span.source)  # not None: chosen so
+                    entry = max(at, span.start)
+                    base, form = where[index]
+                    found.append(Finding(token, at, path, base + entry - span.start, form,
+                                         tuple(s.source for s in covered)))
+            match = search(text, at + 1, high)
     found.sort(key=lambda f: (f.offset, f.token))
     return tuple(found)
+
+
+# ------------------------------------------------------------------ one pass for every string
+#
+# The scan is one pass over the text near input-derived spans for all control strings at once:
+# a regular expression built from the strings' trie (one alternative per next character, so
+# each position costs the depth of the trie, not the number of strings; an optional group where
+# a string ends inside a longer one, tried longer first), searched from each position where
+# one matched plus one, so overlapping occurrences are all found.  At each such position the
+# match is the longest control string that starts there; the others that start there are its
+# prefixes among the strings (``prefixes``).  Only the windows that can hold an occurrence
+# overlapping a sourced span are searched: each sourced span widened by the longest string
+# less one character on each side.
+
+#: control strings -> (compiled search, match -> the strings starting there, longest length)
+_SCANNERS: dict[tuple[str, ...], tuple[Any, dict[str, tuple[str, ...]], int] | None] = {}
+
+
+def _scanner(control_strings: tuple[str, ...]
+             ) -> tuple[Any, dict[str, tuple[str, ...]], int] | None:
+    """The scan for ``control_strings`` (cached per tuple); ``None`` when there is no string."""
+    key = tuple(control_strings)
+    if key in _SCANNERS:
+        return _SCANNERS[key]
+    import re
+
+    tokens = [token for token in dict.fromkeys(key) if token]
+    scanner = None
+    if tokens:
+        trie: dict[Any, Any] = {}
+        for token in tokens:
+            node = trie
+            for char in token:
+                node = node.setdefault(char, {})
+            node[None] = True  # a string ends here
+        pattern = re.compile(_trie_pattern(trie), re.DOTALL)
+        # The strings that are prefixes of each (itself included), read off its path in the
+        # trie; their order does not matter: the final sort orders the findings.
+        prefixes: dict[str, tuple[str, ...]] = {}
+        for token in tokens:
+            node, ends = trie, []
+            for length, char in enumerate(token, 1):
+                node = node[char]
+                if None in node:
+                    ends.append(token[:length])
+            prefixes[token] = tuple(ends)
+        scanner = (pattern.search, prefixes, max(map(len, tokens)))
+    if len(_SCANNERS) < 256:  # the registry's formats; beyond that, a caller's own are rebuilt
+        _SCANNERS[key] = scanner
+    return scanner
+
+
+def _trie_pattern(node: dict[Any, Any]) -> str:
+    """The regular expression of the strings in trie ``node``: at each node one alternative per
+    next character (they exclude each other), optional where a string ends (greedy: the longer
+    strings first)."""
+    import re
+
+    branches = [re.escape(char) + _trie_pattern(child)
+                for char, child in node.items() if char is not None]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if None in node:
+        return f"(?:{body})?"
+    return body
+
+
+def _windows(spans: Any, size: int, longest: int) -> list[tuple[int, int]]:
+    """The stretches of the text that can hold an occurrence overlapping a sourced span: each
+    sourced span widened by ``longest - 1`` on both sides, merged, in order."""
+    out: list[tuple[int, int]] = []
+    reach = longest - 1
+    for span in spans:
+        if span.source is None:
+            continue
+        low, high = max(0, span.start - reach), min(size, span.end + reach)
+        if out and low <= out[-1][1]:
+            if high > out[-1][1]:
+                out[-1] = (out[-1][0], high)
+        else:
+            out.append((low, high))
+    return out
 
 
 def _locate(text: str, spans: Any, roots: Mapping[str, Any]) -> dict[int, tuple[int, str]]:

@@ -12,6 +12,11 @@
 
 Recognition is by fingerprint only, never by sniffing: a template that differs from a ported
 one by a single byte is unknown, because its output may differ.
+
+Every failure is an :class:`~chatformats.UnknownFormatError` naming the file: a file that cannot
+be read (an I/O error, no permission), that is not UTF-8, not JSON or JSON nested too deeply for
+the parser, a ``chat_template`` of the wrong shape (a template name that is not a string), and a
+file larger than :data:`MAX_FILE_BYTES` (refused from its size, never read).
 """
 
 from __future__ import annotations
@@ -27,7 +32,12 @@ if TYPE_CHECKING:
 
     from ._registry import ChatFormat
 
-__all__ = ["detect", "from_pretrained", "fingerprint"]
+__all__ = ["detect", "from_pretrained", "fingerprint", "MAX_FILE_BYTES"]
+
+#: The largest file :func:`from_pretrained` reads (64 MiB): a ``tokenizer_config.json`` with
+#: every added token of a large vocabulary is a few MB, a template a few dozen KB.  A larger
+#: file is refused without being read; at most this much of any file is ever read.
+MAX_FILE_BYTES = 64 * 1024 * 1024
 
 #: ``tokenizer_config.json`` keys that are special tokens but not ones transformers passes to
 #: the template (the list of extra special tokens) or that are not tokens at all.
@@ -52,11 +62,42 @@ def detect(template_text: str) -> ChatFormat:
     )
 
 
-def _read_json(path: Any) -> Any:
+def _read_bytes(path: str) -> bytes:
+    """The bytes of ``path``, at most :data:`MAX_FILE_BYTES` of them."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        with open(path, "rb") as handle:
+            import os
+
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise UnknownFormatError(
+                    f"{path}: {size} bytes, more than from_pretrained reads "
+                    f"({MAX_FILE_BYTES} bytes, chatformats._lookup.MAX_FILE_BYTES)")
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise UnknownFormatError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:  # it grew while it was read
+        raise UnknownFormatError(f"{path}: more than {MAX_FILE_BYTES} bytes, more than "
+                                 "from_pretrained reads")
+    return data
+
+
+def _read_text(path: str) -> str:
+    """The UTF-8 text of ``path``, exactly (no newline translation), as transformers reads it."""
+    data = _read_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnknownFormatError(f"{path}: not UTF-8 (byte {exc.start + 1})") from None
+
+
+def _read_json(path: str) -> Any:
+    text = _read_text(path)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise UnknownFormatError(f"{path}: cannot be read as JSON: nested too deeply") from None
+    except ValueError as exc:
         raise UnknownFormatError(f"{path}: cannot be read as JSON: {exc}") from None
 
 
@@ -68,8 +109,16 @@ def _template_from(config_value: Any, where: str) -> str | None:
     if isinstance(config_value, str):
         return config_value
     if isinstance(config_value, list):
-        named = {item.get("name"): item.get("template") for item in config_value
-                 if isinstance(item, dict)}
+        named: dict[str, Any] = {}
+        for index, item in enumerate(config_value):
+            if not isinstance(item, dict):
+                continue
+            name = item.get("name")
+            if not isinstance(name, str):
+                raise UnknownFormatError(
+                    f"{where}: chat_template[{index}].name is not a string "
+                    f"(a {type(name).__name__})")
+            named[name] = item.get("template")
         template = named.get("default")
         if isinstance(template, str):
             return template
@@ -105,8 +154,7 @@ def from_pretrained(path: str | os.PathLike[str]) -> ChatFormat:
     jinja_path = os.path.join(folder, "chat_template.jinja")
     json_path = os.path.join(folder, "chat_template.json")
     if os.path.isfile(jinja_path):
-        with open(jinja_path, encoding="utf-8", newline="") as handle:
-            template, source = handle.read(), jinja_path
+        template, source = _read_text(jinja_path), jinja_path
     elif os.path.isfile(json_path):
         loaded = _read_json(json_path)
         value = loaded.get("chat_template") if isinstance(loaded, dict) else None

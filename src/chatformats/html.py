@@ -15,11 +15,22 @@ asset and no script; reading it needs only the HTML and its inline CSS.
   segments, outlined.
 - Each audit finding is flagged: the characters of the occurrence carry ``class="hit"`` and
   ``data-finding`` (the token), and the page's header lists the findings.
-- Whitespace and control characters are made visible without changing the text: a marker
-  element before a line feed, tab or carriage return (``<i class="m" data-m="↵"></i>``), and a
-  ``<span class="cc" data-m="U+000B">`` around any other control or invisible character, whose
-  label is CSS ``::before`` content (generated content is not part of the document's text);
-  runs of spaces are shaded.
+- Whitespace and every character that draws nothing or draws as something else are made
+  visible without changing the text: a marker element before a line feed, tab or carriage return
+  (``<i class="m" data-m="↵"></i>``), and a ``<span class="cc" data-m="U+FE0F"
+  title="U+FE0F VARIATION SELECTOR-16">`` around each other such character (:func:`is_labelled`:
+  controls, format characters such as the bidi controls and zero-width characters, separators,
+  unusual spaces, unassigned and private-use code points, every Default_Ignorable_Code_Point
+  such as the variation selectors, U+034F and the Hangul fillers, and the blank graphic
+  characters U+2800 and U+16FE4), whose label is CSS ``::before`` content (generated content is
+  not part of the document's text); runs of spaces are shaded.
+- Nothing in one span changes how another is drawn: every segment and every labelled
+  character is its own bidi isolate (``unicode-bidi: isolate``), so a U+202E RIGHT-TO-LEFT
+  OVERRIDE in a message is labelled and reverses nothing, not the template text after it, not
+  the rest of its own span.
+
+The page is linear in the prompt's length, its spans, assistant ranges and findings together:
+one sweep over the cut points, with the open findings and assistant ranges carried along.
 """
 
 from __future__ import annotations
@@ -29,7 +40,7 @@ import unicodedata
 from bisect import bisect_right
 from typing import Any, Iterable
 
-__all__ = ["page", "visible_text"]
+__all__ = ["page", "visible_text", "is_labelled", "DEFAULT_IGNORABLE"]
 
 #: A marker drawn before each of these characters (the character itself stays in the text).
 _MARKS = {"\n": "\u21b5", "\t": "\u2192", "\r": "\u240d"}
@@ -44,6 +55,7 @@ h1 { font-size: 1.2em; margin: 0 0 .3em; }
 pre.prompt { white-space: pre-wrap; word-break: break-all; font: 13px/1.5 ui-monospace,
   SFMono-Regular, Menlo, Consolas, monospace; border: 1px solid #ccc; padding: 1em;
   background: #fff; }
+.tpl, .src, .cc { unicode-bidi: isolate; }
 .tpl { color: #777; background: #f4f4f4; }
 .src { color: #000; background: #e8f1ff; border-bottom: 1px solid #9bbcf0; }
 .src:hover, .src:focus { background: #cfe0ff; outline: 1px solid #3a78d8; }
@@ -60,10 +72,68 @@ i.m::before { content: attr(data-m); color: #bbb; }
 """.strip()
 
 
-def _is_special(char: str) -> bool:
-    """Whether a character is drawn with a label (control, format, line/paragraph separator,
-    unusual space): its Unicode category is C* or Z* and it is not an ordinary space."""
-    return char != " " and unicodedata.category(char)[0] in "CZ"
+#: Default_Ignorable_Code_Point, as Unicode's DerivedCoreProperties.txt lists it (Unicode 14.0 to
+#: 16.0 give these same ranges; ``unicodedata`` does not expose the property): inclusive ranges.
+#: Characters a renderer draws as nothing when it has no glyph for them.
+#: ``tests/test_surface_faults.py`` checks the table against what ``unicodedata`` computes
+#: (categories, the variation selectors by name, every format character but the documented
+#: exceptions).
+DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD),    # Cf  SOFT HYPHEN
+    (0x034F, 0x034F),    # Mn  COMBINING GRAPHEME JOINER
+    (0x061C, 0x061C),    # Cf  ARABIC LETTER MARK
+    (0x115F, 0x1160),    # Lo  HANGUL CHOSEONG FILLER..HANGUL JUNGSEONG FILLER
+    (0x17B4, 0x17B5),    # Mn  KHMER VOWEL INHERENT AQ..KHMER VOWEL INHERENT AA
+    (0x180B, 0x180D),    # Mn  MONGOLIAN FREE VARIATION SELECTOR ONE..THREE
+    (0x180E, 0x180E),    # Cf  MONGOLIAN VOWEL SEPARATOR
+    (0x180F, 0x180F),    # Mn  MONGOLIAN FREE VARIATION SELECTOR FOUR
+    (0x200B, 0x200F),    # Cf  ZERO WIDTH SPACE..RIGHT-TO-LEFT MARK
+    (0x202A, 0x202E),    # Cf  LEFT-TO-RIGHT EMBEDDING..RIGHT-TO-LEFT OVERRIDE
+    (0x2060, 0x2064),    # Cf  WORD JOINER..INVISIBLE PLUS
+    (0x2065, 0x2065),    # Cn  <reserved-2065>
+    (0x2066, 0x206F),    # Cf  LEFT-TO-RIGHT ISOLATE..NOMINAL DIGIT SHAPES
+    (0x3164, 0x3164),    # Lo  HANGUL FILLER
+    (0xFE00, 0xFE0F),    # Mn  VARIATION SELECTOR-1..VARIATION SELECTOR-16
+    (0xFEFF, 0xFEFF),    # Cf  ZERO WIDTH NO-BREAK SPACE
+    (0xFFA0, 0xFFA0),    # Lo  HALFWIDTH HANGUL FILLER
+    (0xFFF0, 0xFFF8),    # Cn  <reserved-FFF0>..<reserved-FFF8>
+    (0x1BCA0, 0x1BCA3),  # Cf  SHORTHAND FORMAT LETTER OVERLAP..SHORTHAND FORMAT UP STEP
+    (0x1D173, 0x1D17A),  # Cf  MUSICAL SYMBOL BEGIN BEAM..MUSICAL SYMBOL END PHRASE
+    (0xE0000, 0xE0000),  # Cn  <reserved-E0000>
+    (0xE0001, 0xE0001),  # Cf  LANGUAGE TAG
+    (0xE0002, 0xE001F),  # Cn  <reserved-E0002>..<reserved-E001F>
+    (0xE0020, 0xE007F),  # Cf  TAG SPACE..CANCEL TAG
+    (0xE0080, 0xE00FF),  # Cn  <reserved-E0080>..<reserved-E00FF>
+    (0xE0100, 0xE01EF),  # Mn  VARIATION SELECTOR-17..VARIATION SELECTOR-256
+    (0xE01F0, 0xE0FFF),  # Cn  <reserved-E01F0>..<reserved-E0FFF>
+)
+
+#: Graphic characters (not default-ignorable) whose glyph is blank: BRAILLE PATTERN BLANK
+#: (So) and KHITAN SMALL SCRIPT FILLER (Mn).
+_BLANK_GRAPHICS = frozenset({"\u2800", "\U00016fe4"})
+
+_IGNORABLE = frozenset(chr(cp) for low, high in DEFAULT_IGNORABLE for cp in range(low, high + 1))
+
+
+def is_labelled(char: str) -> bool:
+    """Whether the page draws ``char`` with a label (its code point, and its name on hover):
+    every character that draws nothing or draws as something else — Unicode category C*
+    (controls, format characters such as the bidi controls, surrogates, private use,
+    unassigned) or Z* (separators, spaces other than U+0020), a Default_Ignorable_Code_Point
+    (:data:`DEFAULT_IGNORABLE`: the variation selectors, U+034F, the Hangul fillers, U+17B4,
+    U+180B...), or a blank graphic character (U+2800, U+16FE4)."""
+    if char == " ":
+        return False
+    return (unicodedata.category(char)[0] in "CZ" or char in _IGNORABLE
+            or char in _BLANK_GRAPHICS)
+
+
+def _label(char: str) -> tuple[str, str]:
+    """``("U+FE0F", "U+FE0F VARIATION SELECTOR-16")``: the label and its title (the name where
+    Unicode gives one)."""
+    code = f"U+{ord(char):04X}"
+    name = unicodedata.name(char, "")
+    return code, f"{code} {name}" if name else code
 
 
 def _unrepresentable(char: str) -> bool:
@@ -106,11 +176,11 @@ def _text(chunk: str) -> str:
             flush()
             out.append(f'<i class="m" data-m="{_MARKS[char]}"></i>')
             out.append("&#13;" if char == "\r" else char)
-        elif _is_special(char):
+        elif is_labelled(char):
             flush()
-            label = f"U+{ord(char):04X}"
+            label, title = _label(char)
             shown = "\ufffd" if _unrepresentable(char) else char
-            out.append(f'<span class="cc" data-m="{label}" title="{label}">{shown}</span>')
+            out.append(f'<span class="cc" data-m="{label}" title="{title}">{shown}</span>')
         else:
             run.append(char)
         i += 1
@@ -140,27 +210,43 @@ def page(rendering: Any, findings: Iterable[Any] = (), *, title: str = "chatform
         cuts.update((finding.offset, finding.end))
     bounds = sorted(c for c in cuts if 0 <= c <= len(text))
     span_starts = [span.start for span in spans]
+    # The assistant range to open at each offset (the first one that starts there), and the
+    # findings by offset: one sweep, each finding entering and leaving the open set once.
+    opens: dict[int, int] = {}
+    for start, end in assistant:
+        opens.setdefault(start, end)
+    by_offset = sorted(range(len(findings)), key=lambda k: (findings[k].offset, k))
+    entering = 0
+    active: list[int] = []  # the findings over the current segment, in the findings' order
 
     body: list[str] = []
     open_until = -1
     for a, b in zip(bounds, bounds[1:]):
         if a == b:
             continue
-        if open_until < 0:
-            for start, end in assistant:
-                if start == a:
-                    body.append(f'<span class="asst" title="assistant range {start}-{end}">')
-                    open_until = end
-                    break
+        if open_until < 0 and a in opens:
+            end = opens[a]
+            body.append(f'<span class="asst" title="assistant range {a}-{end}">')
+            open_until = end
         source = spans[bisect_right(span_starts, a) - 1].source if spans else None
-        hits = [f.token for f in findings if f.offset <= a and b <= f.end]
+        added = False
+        while entering < len(by_offset) and findings[by_offset[entering]].offset <= a:
+            active.append(by_offset[entering])
+            entering += 1
+            added = True
+        if active:
+            kept = [k for k in active if b <= findings[k].end]
+            if added:
+                kept.sort()
+            active = kept
         classes = "src" if source is not None else "tpl"
         attrs = ""
         if source is not None:
             attrs = f' tabindex="0" title="{_attr(source)}" data-path="{_attr(source)}"'
-        if hits:
+        if active:
             classes += " hit"
-            attrs += f' data-finding="{_attr(" ".join(dict.fromkeys(hits)))}"'
+            tokens = dict.fromkeys(findings[k].token for k in active)
+            attrs += f' data-finding="{_attr(" ".join(tokens))}"'
         body.append(f'<span class="{classes}"{attrs}>{_text(text[a:b])}</span>')
         if open_until == b:
             body.append("</span>")
@@ -188,6 +274,6 @@ def page(rendering: Any, findings: Iterable[Any] = (), *, title: str = "chatform
         "<span class=\"asst\">assistant range</span>"
         "<span class=\"hit\">control string in input text</span></p>"
         f"{findings_html}</div>"
-        f"<pre id=\"prompt\" class=\"prompt\">{''.join(body)}</pre>"
+        f"<pre id=\"prompt\" class=\"prompt\" dir=\"ltr\">{''.join(body)}</pre>"
         "</body></html>\n"
     )

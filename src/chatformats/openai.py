@@ -115,6 +115,26 @@ def _type(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _shown(value: Any) -> str:
+    """``value`` for an error message: its ``repr``, cut short (containers three levels deep, a
+    few items each, long strings elided), so that no value, however deep or long, fails to be
+    shown."""
+    import reprlib
+
+    shown = reprlib.Repr()
+    shown.maxlevel, shown.maxstring, shown.maxother = 3, 200, 200
+    try:
+        return shown.repr(value)
+    except Exception:  # noqa: BLE001 — a value whose repr fails (an integer too long to print)
+        return f"a value of type {_type(value)}"
+
+
+def _is_str(value: Any, text: str) -> bool:
+    """``value == text`` for a request value of any type (a numpy array compares element-wise,
+    which no request value that equals ``text`` does)."""
+    return isinstance(value, str) and value == text
+
+
 # ------------------------------------------------------------------ 1-2: messages
 
 
@@ -175,7 +195,7 @@ def _part(part: Any, where: str) -> tuple[str, Any]:
         raise InvalidRequest(f"{where}: Missing 'type' field in multimodal part.")
     if not isinstance(part_type, str):
         raise InvalidRequest(f"{where}.type: Invalid 'type' field in multimodal part.")
-    raise InvalidRequest(f"{where}.type: Unsupported chat content part type: {part_type!r}.")
+    raise InvalidRequest(f"{where}.type: Unsupported chat content part type: {_shown(part_type)}.")
 
 
 def _content(fmt: ChatFormat, content_format: str, parts: list[Any], where: str) -> Any:
@@ -301,8 +321,8 @@ def _tool_call(call: Any, where: str) -> Any:
         raise InvalidRequest(f"{where}: a tool call must be an object, got {_type(call)}")
     if not isinstance(call.get("id"), str):
         raise InvalidRequest(f"{where}.id: a string is required, got {_type(call.get('id'))}")
-    if call.get("type") != "function":
-        raise InvalidRequest(f"{where}.type: 'function' is required, got {call.get('type')!r}")
+    if not _is_str(call.get("type"), "function"):
+        raise InvalidRequest(f"{where}.type: 'function' is required, got {_shown(call.get('type'))}")
     function = call.get("function")
     if not isinstance(function, dict):
         raise InvalidRequest(f"{where}.function: expected an object, got {_type(function)}")
@@ -347,12 +367,12 @@ def _merge(defaults: Any, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """``merge_kwargs``: ``defaults | overrides`` without the overrides that are ``None`` or
     ``"auto"``."""
     return {**(defaults or {}),
-            **{k: v for k, v in overrides.items() if v is not None and not (v == "auto")}}
+            **{k: v for k, v in overrides.items() if v is not None and not _is_str(v, "auto")}}
 
 
 def _tools(body: Mapping[str, Any], exclude_when_none: bool) -> list[dict[str, Any]] | None:
     tools = body.get("tools")
-    if tools is None or (exclude_when_none and body.get("tool_choice", "none") == "none"):
+    if tools is None or (exclude_when_none and _is_str(body.get("tool_choice", "none"), "none")):
         return None
     if not isinstance(tools, list):
         raise InvalidRequest(f"tools: expected a list, got {_type(tools)}")
@@ -361,8 +381,8 @@ def _tools(body: Mapping[str, Any], exclude_when_none: bool) -> list[dict[str, A
         where = f"tools[{i}]"
         if not isinstance(tool, dict):
             raise InvalidRequest(f"{where}: a tool must be an object, got {_type(tool)}")
-        if tool.get("type", "function") != "function":
-            raise InvalidRequest(f"{where}.type: expected 'function', got {tool.get('type')!r}")
+        if not _is_str(tool.get("type", "function"), "function"):
+            raise InvalidRequest(f"{where}.type: expected 'function', got {_shown(tool.get('type'))}")
         function = tool.get("function")
         if not isinstance(function, dict):
             raise InvalidRequest(f"{where}.function: expected an object, got {_type(function)}")
@@ -440,7 +460,7 @@ def preprocess_request(
     }
     user_kwargs = chat_template_kwargs or {}
     if reasoning_effort is not None and "enable_thinking" not in user_kwargs:
-        extra["enable_thinking"] = reasoning_effort != "none"
+        extra["enable_thinking"] = not _is_str(reasoning_effort, "none")
     unexpected = {"chat_template", "tokenize"} & set(user_kwargs)
     if unexpected:
         raise InvalidRequest(f"Found unexpected chat template kwargs from request: {unexpected}")

@@ -5,9 +5,17 @@ chatformats.
 function that renders with chatformats' pipeline layer whenever it can give exactly what
 transformers gives, and calls the tokenizer's own method otherwise:
 
-- the call must render text: ``tokenize=False``, and none of ``padding``, ``truncation``,
-  ``max_length``, ``return_tensors``, ``return_assistant_tokens_mask``, ``tokenizer_kwargs``,
-  ``sanitize_control_tokens`` set;
+- the call must render text: ``tokenize=False``, with ``return_assistant_tokens_mask`` and
+  ``sanitize_control_tokens`` at their default ``False`` (the two options transformers reads
+  when it does not tokenize: the first is then an error, the second rewrites the input).  The
+  tokenizing options (``padding``, ``truncation``, ``max_length``, ``return_tensors``,
+  ``return_dict``, ``tokenizer_kwargs``) are never looked at, as transformers does not look at
+  them without ``tokenize``: whatever they hold (a numpy array), the text is returned;
+- a template that calls ``strftime_now`` is served only while the process's ``LC_TIME`` is the
+  C locale (``C``, ``POSIX``, ``C.UTF-8``): transformers formats the date with
+  ``datetime.now().strftime(fmt)``, whose month and day names follow ``LC_TIME`` once an
+  application sets it (``01 Dez 2026`` under ``de_DE``), where chatformats' clock writes the C
+  locale's; in any other locale the tokenizer's own method runs;
 - the template the tokenizer would use for the call (``get_chat_template(chat_template,
   tools)``: its own, a named one, or one passed as text) must be a ported one, recognised by
   its exact text (:func:`chatformats.detect`);
@@ -34,12 +42,12 @@ __all__ = ["accelerate", "decelerate", "is_accelerated"]
 T = TypeVar("T")
 
 _ATTRIBUTE = "apply_chat_template"
-#: Parameters that only matter when tokenizing: the call is served only at their defaults.
-_TOKENIZING_DEFAULTS = {
-    "padding": False, "truncation": False, "max_length": None, "return_tensors": None,
-    "return_assistant_tokens_mask": False, "tokenizer_kwargs": None,
-    "sanitize_control_tokens": False,
-}
+#: Parameters transformers reads even when it does not tokenize: the call is served only when
+#: each is ``False`` (its default), by identity (a value whose truth or comparison is not a
+#: plain bool, such as a numpy array, goes to transformers, which decides what it means).
+_TEXT_OPTIONS = ("return_assistant_tokens_mask", "sanitize_control_tokens")
+#: ``LC_TIME`` settings whose month and day names are the C locale's (what chatformats writes).
+_C_LOCALES = frozenset({"C", "POSIX", "C.UTF-8", "C.utf8"})
 #: chatformats' own keyword parameters: a template variable of that name cannot pass through.
 _OWN_PARAMETERS = frozenset({"now", "strict"})
 
@@ -87,8 +95,7 @@ class _Accelerated:
         extra = given.pop("kwargs", {})
         if given.get("tokenize", True) is not False:
             return _PASS
-        if any(given.get(name, default) != default or type(given.get(name, default)) is not type(default)
-               for name, default in _TOKENIZING_DEFAULTS.items()):
+        if any(given.get(name, False) is not False for name in _TEXT_OPTIONS):
             return _PASS
         if _OWN_PARAMETERS.intersection(extra):
             return _PASS
@@ -98,6 +105,8 @@ class _Accelerated:
             return _PASS
         fmt = self._format(template)
         if fmt is None:
+            return _PASS
+        if "strftime_now" in fmt.calls and not _c_time_locale():
             return _PASS
         from .pipeline import apply_chat_template
 
@@ -115,6 +124,16 @@ class _Accelerated:
 
 
 _PASS = object()
+
+
+def _c_time_locale() -> bool:
+    """Whether the process's ``LC_TIME`` is the C locale (a query: nothing is changed)."""
+    import locale
+
+    try:
+        return locale.setlocale(locale.LC_TIME) in _C_LOCALES
+    except (locale.Error, ValueError):
+        return False
 
 
 def accelerate(tokenizer: T) -> T:

@@ -27,7 +27,7 @@ lines, one per line).
 The modules beside this one hold one concern each: :mod:`.arguments` (argument parsing),
 :mod:`.conversation` (an input, from its JSON to the prompt), :mod:`.render`, :mod:`.verify`,
 :mod:`.show`, :mod:`.parse` and :mod:`.request` (one command each), :mod:`.progress` (the
-progress bar), :mod:`.io` (reading any stream, writing ``-o`` atomically), :mod:`.workers`
+progress bar), :mod:`.io` (reading any stream; writing stdout, ``-o`` and ``--html``), :mod:`.workers`
 (worker processes, interrupts), :mod:`.common` (exit statuses, errors, what they all share).
 This one holds :func:`main` and the table of subcommands (:func:`build_parser`).
 """
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import Sequence
 
@@ -65,7 +66,7 @@ from .conversation import (
 from .render import _cmd_render, render_line
 from .show import _cmd_formats, _cmd_show
 from .verify import _cmd_verify
-from .workers import Interrupted
+from .workers import Interrupted, Interrupts
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_DIFFERENT", "EXIT_NO_REFERENCE",
            "EXIT_INTERRUPTED",
@@ -134,12 +135,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit status."""
+    """Run the command; returns the exit status.
+
+    For the whole run, stdout accounts for every byte (:func:`.io.accounted_stdout`) and
+    SIGTERM ends the run as Ctrl-C does (one line, status 143, no traceback); a run whose
+    output failed leaves nothing buffered that could fail again at exit."""
     parser = build_parser()
     _WARNED.clear()  # each run reports its unknown variables once
     args = parser.parse_args(argv)
     if args.command in ("render", "verify") and (args.file is None) == (args.jsonl is None):
         args.parser.error("give FILE or --jsonl IN (one of them)")  # exits with status 2
+    with _io.accounted_stdout(), Interrupts((signal.SIGTERM,)):
+        status = _run(args)
+        _settle_stdout()
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         status: int = args.func(args)
         sys.stdout.flush()  # a full disk is reported here, not at exit
@@ -157,10 +169,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         return _fail(f"chatformats: cannot write the output: {exc.strerror or exc}", EXIT_FAILED)
     except Interrupted as exc:
-        return _fail("chatformats: interrupted", exc.exit_status)
+        what = "terminated" if exc.signum == signal.SIGTERM else "interrupted"
+        return _fail(f"chatformats: {what}", exc.exit_status)
     except KeyboardInterrupt:
         return _fail("chatformats: interrupted", EXIT_INTERRUPTED)
     return status
+
+
+def _settle_stdout() -> None:
+    """At the end of a run: flush what stdout still holds; if that fails (after a failure
+    already reported), drop it, so that nothing fails again at exit ("Exception ignored", status 120)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _discard_stdout()
 
 
 def _fail(message: str, status: int) -> int:

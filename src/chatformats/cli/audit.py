@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any, Callable
 
@@ -142,22 +141,22 @@ def run_render_html(args: argparse.Namespace, resolve: Callable[[str], Any],
     fmt, rendering, findings = _spans_and_findings(args, resolve, parse_file)
     page = html.page(rendering, findings, title=f"{fmt.name}: {_name(args.file)}",
                      layer=args.layer)
-    _write_atomically(args.html, page)
+    _write_page(args.html, page)
     _write_stdout(rendering.text)
     return EXIT_OK
 
 
-def _write_atomically(path: str, text: str) -> None:
-    """``text`` (UTF-8) to ``path``, written beside it and renamed."""
-    directory = os.path.dirname(os.path.abspath(path))
-    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+def _write_page(path: str, text: str) -> None:
+    """The page (UTF-8) to ``path`` through the command's one output writer
+    (:class:`chatformats.cli.io.Output`): a regular file is replaced atomically, keeping its
+    mode; a FIFO or a character device is streamed to; anything else is refused."""
+    from . import io as _io
+
+    if path == "-":
+        raise UsageError("--html needs a file (the prompt itself goes to stdout)")
     try:
-        with open(temporary, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except OSError as exc:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise InputError(f"{path}: cannot write the page: {exc.strerror or exc}") from None
+        with _io.Output(path) as out:
+            out.write(text.encode("utf-8"))  # the page holds no lone surrogate
+            out.commit()
+    except _io.OutputError as exc:
+        raise _io.OutputError(f"cannot write the page: {exc}") from None

@@ -104,7 +104,7 @@ def _write_stdout(text: str) -> None:
     sys.stdout.flush()
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is not None:
-        buffer.write(data)
+        _io.write_all(buffer, data)  # every byte, whatever the buffering
         buffer.flush()
     else:  # a text-only stream (an embedding application's)
         sys.stdout.write(text)

@@ -39,18 +39,19 @@ class Interrupted(KeyboardInterrupt):
 
 
 class Interrupts:
-    """SIGINT/SIGTERM handlers for the duration of a ``with`` block (main thread only; elsewhere
+    """SIGINT/SIGTERM handlers (or those of ``signals``) for the duration of a ``with`` block (main thread only; elsewhere
     the handlers are left as they are).  ``with interrupts.deferred():`` holds an interrupt
     until the block ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, signals: tuple[int, ...] = _SIGNALS) -> None:
+        self.signals = signals
         self.depth = 0
         self.pending = 0
         self.previous: dict[int, Any] = {}
 
     def __enter__(self) -> Interrupts:
         try:
-            for signum in _SIGNALS:
+            for signum in self.signals:
                 self.previous[signum] = signal.signal(signum, self._handle)
         except ValueError:  # not the main thread: signals stay with whoever owns them
             self._restore()
