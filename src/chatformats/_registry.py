@@ -87,7 +87,7 @@ class ChatFormat:
         values = (name, model_ids, special_tokens, status, module, template_file, template_sha256,
                   variables, content_format, modalities or {}, variant_of, calls, control_strings,
                   control_provenance, description)
-        for field_name, value in zip(self.__slots__, values):
+        for field_name, value in zip(ChatFormat.__slots__, values):
             object.__setattr__(self, field_name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -97,7 +97,7 @@ class ChatFormat:
         raise AttributeError(f"ChatFormat is read-only: cannot delete {name!r}")
 
     def _key(self) -> tuple[Any, ...]:  # every field but the description
-        return tuple(getattr(self, f) for f in self.__slots__[:-1])
+        return tuple(getattr(self, f) for f in ChatFormat.__slots__[:-1])
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not ChatFormat:
@@ -108,7 +108,7 @@ class ChatFormat:
         return hash((self.name, self.template_sha256))
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in ChatFormat.__slots__)
         return f"ChatFormat({fields})"
 
     @property
@@ -175,10 +175,47 @@ class ChatFormat:
                           control_strings=self.control_strings,
                           control_provenance=self.control_provenance)
 
+    def with_port(self, render: PortFunction) -> ChatFormat:
+        """A copy of this format whose template layer calls ``render`` (``render(messages,
+        variables, now)``, and ``spans`` for ``render_spans``) instead of the registered port:
+        ``chatformats.render``, ``render_spans`` and ``apply_chat_template`` take it as they take
+        this format.  The way to check another implementation of a format (a patch, a form
+        without spans code) against the registered one (``docs/api.md``)."""
+        copy = object.__new__(_WithPort)
+        for field_name in ChatFormat.__slots__:
+            object.__setattr__(copy, field_name, getattr(self, field_name))
+        object.__setattr__(copy, "_render", render)
+        return copy
+
     def __reduce__(self) -> Any:
         if _FORMATS.get(self.name) is self:
             return (get_format, (self.name,))
-        return (_rebuild, (tuple(getattr(self, f) for f in self.__slots__),))
+        return (_rebuild, (tuple(getattr(self, f) for f in ChatFormat.__slots__),))
+
+
+class _WithPort(ChatFormat):
+    """A :class:`ChatFormat` whose template layer calls another port (:meth:`ChatFormat.with_port`);
+    equal only to itself."""
+
+    __slots__ = ("_render",)
+
+    @property
+    def port(self) -> PortFunction:
+        return self._render  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce__(self) -> Any:
+        return (_with_port, (tuple(getattr(self, f) for f in ChatFormat.__slots__), self._render))
+
+
+def _with_port(values: tuple[Any, ...], render: PortFunction) -> ChatFormat:
+    """Unpickle a :class:`ChatFormat` made by :meth:`ChatFormat.with_port`."""
+    return _rebuild(values).with_port(render)
 
 
 def _rebuild(values: tuple[Any, ...]) -> ChatFormat:
@@ -518,6 +555,9 @@ def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str]]:
     except (KeyError, TypeError):  # first use of this name, a format object, or not a format
         pass
     fmt = get_format(name)
+    if type(fmt) is _WithPort:  # a format with another port (ChatFormat.with_port): cached
+        entry = _PORTS[fmt] = (fmt.port, fmt.calls)  # under itself (equal only to itself)
+        return entry
     entry = _PORTS.get(fmt.name)
     if entry is None:
         entry = _PORTS[fmt.name] = (fmt.port, fmt.calls)
@@ -537,7 +577,7 @@ def get_format(name: str | ChatFormat) -> ChatFormat:
     try:
         return _FORMATS[name]  # type: ignore[index]
     except (KeyError, TypeError):
-        if type(name) is ChatFormat:
+        if isinstance(name, ChatFormat):
             return name
         return lookup(name, _FORMATS)  # any case; aliases and model ids too
 

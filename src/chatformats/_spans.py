@@ -114,9 +114,8 @@ class Recorder:
       (:meth:`field`), written when read, or a :class:`Cuts`;
     - ``turns``: each generated range, in order, as four integers: the piece it opens at, the
       characters from that piece's start to where it opens (the length of :meth:`open`'s
-      ``after``), the piece it closes at, the characters from that one's start (one flat list:
-      a list per turn is a container the garbage collector tracks, and its collections cost a
-      fifth of a long render);
+      ``after``), the piece it closes at, the characters from that one's start (one flat list,
+      no container per turn: ``docs/spans.md``, "Cost");
     - ``cut``: whether a piece's source is a :class:`Cuts`.
 
     Where a method names "the next line", the port's next ``extend`` is a template line: the
@@ -172,8 +171,7 @@ class Recorder:
         (``".reasoning_content"``; ``".content"`` for reasoning split out of the content) when
         given, and its content.  ``opens``: :meth:`open` after that text, which the line begins
         with; ``generated``: the same, and the range closes at the line's end, the literal
-        after the content (the whole turn in one line).  One call: the render of a message
-        costs little more than a call."""
+        after the content (the whole turn in one line)."""
         sources = self.sources
         count = len(self.pieces)
         sources[count + 1] = ~index
@@ -422,7 +420,7 @@ class Rendering:
     they are read (a training pipeline that reads only ``assistant_spans`` does not pay for the
     spans).  Read-only as its three properties are: assigning one is an ``AttributeError``, and
     there is nothing else to set (``__slots__``; the slots are written as plain attributes, not
-    through a refusing ``__setattr__``: a short chat's spans cost a tenth less that way).
+    through a refusing ``__setattr__``: ``docs/spans.md``, "Cost").
     """
 
     __slots__ = ("_text", "_spans", "_assistant_spans", "_recorder")
