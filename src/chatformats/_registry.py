@@ -199,9 +199,11 @@ class _WithPort(ChatFormat):
 
     __slots__ = ("_render",)
 
+    _render: PortFunction
+
     @property
     def port(self) -> PortFunction:
-        return self._render  # type: ignore[no-any-return]
+        return self._render
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -556,8 +558,8 @@ def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str]]:
         pass
     fmt = get_format(name)
     if type(fmt) is _WithPort:  # a format with another port (ChatFormat.with_port): cached
-        entry = _PORTS[fmt] = (fmt.port, fmt.calls)  # under itself (equal only to itself)
-        return entry
+        _PORTS[fmt] = (fmt.port, fmt.calls)  # under itself (equal only to itself)
+        return fmt.port, fmt.calls
     entry = _PORTS.get(fmt.name)
     if entry is None:
         entry = _PORTS[fmt.name] = (fmt.port, fmt.calls)

@@ -205,17 +205,15 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L33 (so message is a dict)
             reasoning_content = ""  # L34
-            split = False
             message_reasoning = message.get("reasoning_content", MISSING)
             if type(message_reasoning) is str:  # L35-36
                 reasoning_content = message_reasoning
             elif "</think>" in content:  # L38-41
                 reasoning_content, content = think_split(content)
-                split = True
             if index > ns.last_query_index and (index == last_index or reasoning_content):  # L43-44
                 if spans is not None:  # generated: what follows the generation prompt
-                    spans.message(index, ".content" if split else ".reasoning_content",
-                                  opens=generation_prompt)
+                    spans.message(index, ".reasoning_content" if type(message_reasoning) is str
+                                  else ".content", opens=generation_prompt)  # (else split from it)
                 extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
                         "\n</think>\n\n", content.lstrip("\n")))  # L45
             else:  # L46-47, L49-50

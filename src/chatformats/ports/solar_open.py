@@ -185,7 +185,7 @@ class ToolNameIndex(Record):
         if found is not None:
             return found
         where = self.first.get(call_id)
-        return () if where is None else ((self.names[call_id],) + where,)  # type: ignore[return-value]
+        return () if where is None else ((self.names[call_id],) + where,)
 
 
 _set_names, _set_first, _set_repeated, _set_errors, _set_failure = (
