@@ -43,7 +43,7 @@ from operator import eq, itemgetter
 
 from typing import Any, Iterable, Tuple, Union
 
-__all__ = ["Span", "Recorder", "Rendering", "Parts", "Cuts", "build", "content_source", "sliced", "think_sources", "trimmed_at",
+__all__ = ["Span", "Recorder", "Rendering", "Parts", "Cuts", "build", "content_source", "sliced", "think_sources", "trimmed_content", "trimmed_at",
            "think_split_at"]
 
 #: A recorded source: a path, or a message field's key (:meth:`Recorder.field`): ``index`` for
@@ -153,14 +153,30 @@ class Recorder:
         self.sources[len(self.pieces)] = Cuts(((len(after), None), (len(role), ~index)))
         self.cut = True
 
-    def role(self, index: int, before: str, role: str, after: str) -> str:
+    def role(self, index: int, before: str, role: str, after: str, value: Any = None,
+             second: Any = None, opens: str | None = None) -> str:
         """A header the plain render emits as one literal, ``before + role + after``
         (``'<|im_start|>' + message.role + '\\n'``), with its role a piece of its own: emits
         ``before`` and ``role`` (``messages[index].role``) and returns ``after``, the header's
-        rest, for the line to begin with."""
+        rest, for the line to begin with; ``value`` and ``second``: the sources of that line's
+        values (:meth:`line`).  ``opens``: :meth:`open` after that text, which the header
+        begins with."""
         pieces = self.pieces
-        self.sources[len(pieces) + 1] = ~index
+        count = len(pieces)
+        if opens is not None:
+            opens_at = len(opens)
+            self.turns += (count, opens_at, count, opens_at)
+        sources = self.sources
+        sources[count + 1] = ~index
         pieces += (before, role)
+        if value is not None:
+            sources[count + 3] = value
+            if type(value) is Cuts:
+                self.cut = True
+        if second is not None:
+            sources[count + 5] = second
+            if type(second) is Cuts:
+                self.cut = True
         return after
 
     # -- the next line
@@ -274,6 +290,15 @@ class Parts:
         return cuts[0][1] if cuts else None
 
 
+def trimmed_content(index: int, content: Any, parts: Any, rendered: str, value: str) -> Any:
+    """The source of ``value``, ``rendered|trim`` where ``rendered`` is what a template rendered
+    from ``messages[index].content`` (``content``; ``parts`` as for :func:`content_source`):
+    ``sliced(content_source(...), trimmed_at(rendered), value)`` in one call."""
+    if type(content) is str:
+        return index
+    return sliced(Parts(parts or ()), trimmed_at(rendered), value)
+
+
 def sliced(source: Any, at: int, value: str) -> Any:
     """The source of ``value``, a slice from ``at`` of what ``source`` rendered: a
     :class:`Parts`' share (:meth:`Parts.source`), else ``source`` itself (every slice of a
@@ -290,25 +315,26 @@ def content_source(index: int, content: Any, parts: Any) -> Any:
     return index if type(content) is str else Parts(parts or ())
 
 
-def think_sources(index: int, content: Any, parts: Any, rendered: str,
-                  reasoning: Any) -> tuple[Any, int, Any, int]:
-    """The sources of an assistant turn's content and reasoning, and where each starts in what
-    its source rendered, as ``_jinja.think_split`` leaves them: ``content`` rendered as
-    ``rendered`` (:func:`content_source`), taken through ``|trim``; the message's
-    ``reasoning_content`` (``reasoning``) when it is a string, else the reasoning split out of
-    the content at ``</think>`` (sourced by the content), if any.  Returns ``(source, at,
-    reasoning source, reasoning at)``."""
-    source = content_source(index, content, parts)
-    if type(reasoning) is str:
-        return source, trimmed_at(rendered), (index, ".reasoning_content"), 0
-    if type(source) is not Parts:  # every slice of a string content, either half of the split too
-        return source, 0, source, 0
+def think_sources(index: int, content: Any, parts: Any, rendered: str, field: Any,
+                  reasoning: str, answer: str) -> tuple[Any, Any]:
+    """The sources of an assistant turn's ``reasoning`` and ``answer`` as ``_jinja.think_split``
+    leaves them (``|trim`` and the ``</think>`` split of what the template rendered from
+    ``messages[index].content``, ``content``, as ``rendered``; ``parts`` as for
+    :func:`content_source`): the message's ``reasoning_content`` (``field``) when it is a
+    string, else a slice of the content.  ``None`` for an empty one."""
+    if type(content) is str:  # every slice of a string content, either half of the split too
+        if type(field) is str:
+            return ((index, ".reasoning_content") if reasoning else None), (index if answer else None)
+        return (index if reasoning else None), (index if answer else None)
+    source = Parts(parts or ())
     at = trimmed_at(rendered)
+    if type(field) is str:
+        return ((index, ".reasoning_content") if reasoning else None), sliced(source, at, answer)
     trimmed = rendered.strip()
     if "</think>" in trimmed:  # both halves are slices of the content
         reasoning_at, at = think_split_at(trimmed, at)
-        return source, at, source, reasoning_at
-    return source, at, None, 0
+        return sliced(source, reasoning_at, reasoning), sliced(source, at, answer)
+    return None, sliced(source, at, answer)
 
 
 def trimmed_at(text: str) -> int:

@@ -33,7 +33,7 @@ from .._jinja import (
     tojson,
 )
 from .._record import Record, setters
-from .._spans import Recorder, content_source, sliced, think_sources, trimmed_at
+from .._spans import Recorder, think_sources, trimmed_content
 from ..errors import TemplateError
 
 _IMAGE_PAD = "<|image_pad|>"
@@ -240,7 +240,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = rendered.strip()
             if content:
                 if spans is not None:
-                    spans.line(sliced(content_source(0, raw_content, record), trimmed_at(rendered), content))
+                    spans.line(trimmed_content(0, raw_content, record, rendered, content))
                 extend(("\n\n", content))
         emit("<|im_end|>\n")  # L51
     else:
@@ -251,7 +251,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             rendered = render_content(raw_content, True, 0, variables, record)
             content = rendered.strip()
             if spans is not None:
-                spans.line(sliced(content_source(0, raw_content, record), trimmed_at(rendered), content))
+                spans.line(trimmed_content(0, raw_content, record, rendered, content))
             extend(("<|im_start|>system\n", content, "<|im_end|>\n"))
 
     namespace(variables)  # L58: the call itself (a caller's `namespace` variable shadows it)
@@ -284,8 +284,8 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             # own (Recorder.role), and the header's rest in the literal's place.
             header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n'
             if spans is not None:
-                header = spans.role(index, "<|im_start|>", role, "\n")
-                spans.line(sliced(content_source(index, raw_content, record), trimmed_at(rendered), content))
+                header = spans.role(index, "<|im_start|>", role, "\n", index if type(raw_content) is str
+                                    else trimmed_content(index, raw_content, record, rendered, content))
             extend((header, content, "<|im_end|>\n"))  # L79
         elif role == "assistant":  # L80
             reasoning_content = ""  # L81
@@ -298,22 +298,20 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if index > ns.last_query_index:  # L91-92
                 header = "<|im_start|>assistant\n<think>\n"  # '<|im_start|>' + message.role + '\n<think>\n'
                 if spans is not None:  # generated: what follows the generation prompt (L138-144)
-                    source, at, reasoning_source, reasoning_at = think_sources(
-                        index, raw_content, record, rendered, message_reasoning)
-                    spans.open(after=_PROMPT_THINKING if enable_thinking is not False
-                               else _PROMPT_NOT_THINKING if not reasoning_content
-                               else _PROMPT)  # (a think block the prompt does not match: all of it)
-                    header = spans.role(index, "<|im_start|>", role, "\n<think>\n")
-                    spans.line(sliced(reasoning_source, reasoning_at, reasoning_content),
-                               sliced(source, at, content))
+                    reasoning_source, source = think_sources(
+                        index, raw_content, record, rendered, message_reasoning, reasoning_content, content)
+                    header = spans.role(
+                        index, "<|im_start|>", role, "\n<think>\n", reasoning_source, source,
+                        opens=_PROMPT_THINKING if enable_thinking is not False
+                        else _PROMPT_NOT_THINKING if not reasoning_content
+                        else _PROMPT)  # (a think block the prompt does not match: all of it)
                 extend((header, reasoning_content, "\n</think>\n\n", content))  # L92
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
                 if spans is not None:  # generated: after the header
-                    source, at, _, _ = think_sources(index, raw_content, record, rendered, message_reasoning)
-                    spans.open(after=header)
-                    header = spans.role(index, "<|im_start|>", role, "\n")
-                    spans.line(sliced(source, at, content))
+                    source = index if type(raw_content) is str else think_sources(
+                        index, raw_content, record, rendered, message_reasoning, "", content)[1]
+                    header = spans.role(index, "<|im_start|>", role, "\n", source, opens=header)
                 extend((header, content))  # L94
             tool_calls = message.get("tool_calls", MISSING)
             if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):  # L96
@@ -329,7 +327,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if previous and attr(previous, "role") != "tool":
                 emit("<|im_start|>user")  # L124
             if spans is not None:
-                spans.line(sliced(content_source(index, raw_content, record), trimmed_at(rendered), content))
+                spans.line(trimmed_content(index, raw_content, record, rendered, content))
             extend(("\n<tool_response>\n", content, "\n</tool_response>"))  # L126-128
             if index != last and attr(messages[index + 1], "role") != "tool":  # L129-130
                 emit("<|im_end|>\n")
