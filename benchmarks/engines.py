@@ -133,7 +133,7 @@ def chatformats_nospans(name: str) -> Engine:
 
     from .nospans import register
 
-    key = register(name)  # the port table's key of the copy: the same fast path as the real port
+    key = register(name)  # the format with the copy as its port (ChatFormat.with_port)
     render = chatformats.render
 
     def engine(workload: Dict[str, Any]) -> str:

@@ -12,10 +12,10 @@ the spans code taken out of the syntax tree:
   other use of the name is ``None`` (``spans is not None``).
 
 What stays is what the port computes for spans without testing ``spans`` (a variable where the
-plain render had a literal, the MiniCPM-V port's empty ``pending`` list): the check reports the
-cost of the tests and branches, and ``docs/spans.md`` says what the ports cost against the ports
-as they were before spans.  The copy is registered in the port table under its own
-key, so ``chatformats.render(key, ...)`` reaches it by the same fast path as the real port.
+plain render had a literal): the check reports the cost of the tests and branches, and
+``docs/spans.md`` says what the ports cost against the ports as they were before spans.  The
+copy is the format's port through the public ``ChatFormat.with_port``, so
+``chatformats.render(fmt, ...)`` reaches it by the same fast path as the real port.
 This is benchmark code: it compiles source at run time, which the package itself never does.
 """
 
@@ -110,13 +110,12 @@ def _load(module: str) -> types.ModuleType:
     return copy
 
 
-def register(name: str) -> str:
-    """Put format ``name``'s port without its spans code in the port table; returns the key that
-    ``chatformats.render`` takes for it (the template layer only: the pipeline layer needs the
-    format's registry entry, and calls the same port)."""
-    from chatformats import _registry
+def register(name: str) -> Any:
+    """Format ``name`` with its port replaced by the copy without spans code
+    (``ChatFormat.with_port``): ``chatformats.render`` takes it as it takes the format, by the
+    same fast path as the real port (the template layer only: the pipeline layer calls the
+    same port)."""
+    import chatformats
 
-    fmt = _registry.get_format(name)
-    key = f"{fmt.name}{SUFFIX}"
-    _registry._PORTS[key] = (_load(fmt.module).render, fmt.calls)
-    return key
+    fmt = chatformats.get_format(name)
+    return fmt.with_port(_load(fmt.module).render)

@@ -49,7 +49,16 @@ class ChatFormat(Spec):
 
     _defaults = {**Spec._defaults, "port_function": None}
 
+    def __eq__(self, other: object) -> bool:
+        if self.port_function is not None:  # with_port's copy: equal only to itself
+            return self is other
+        if type(other) is ChatFormat and other.port_function is not None:
+            return False
+        return super().__eq__(other)
+
     def __hash__(self) -> int:
+        if self.port_function is not None:
+            return id(self)
         return hash((self.name, self.template_sha256))
 
     @property
@@ -162,8 +171,9 @@ def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str]]:
     except (KeyError, TypeError):  # first use of this name, a format object, or not a format
         pass
     fmt = get_format(name)
-    if fmt.port_function is not None:  # ``with_port``: its own function, never the table's
-        return (fmt.port_function, fmt.calls)
+    if fmt.port_function is not None:  # ``with_port``'s copy: its own function, cached under
+        found = _PORTS[fmt] = (fmt.port_function, fmt.calls)  # itself (equal only to itself)
+        return found
     found = _PORTS.get(fmt.name)
     if found is None:
         found = _PORTS[fmt.name] = (fmt.port, fmt.calls)
@@ -200,7 +210,7 @@ def get_format(name: str | ChatFormat) -> ChatFormat:
     try:
         return _FORMATS[name]  # type: ignore[index]
     except (KeyError, TypeError):
-        if type(name) is ChatFormat:
+        if isinstance(name, ChatFormat):
             return name
         return lookup(name, _FORMATS)  # any case; aliases and model ids too
 

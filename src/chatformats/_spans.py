@@ -1,26 +1,34 @@
 """Spans: which characters of a prompt came from which input value, and which the model generates.
 
-A port emits its prompt as a list of pieces (``out``) and joins them once.  Asked for spans
-(``chatformats.render_spans``), the render core hands the port a :class:`Recorder`; the port then
-emits into ``spans.pieces`` and, before each piece that comes from an input value, records that
-value's path (``messages[3].content``) for the piece about to be emitted::
+A port emits its prompt as a list of pieces (``out``), the template's literals and the values
+it renders, and joins them once.  Asked for spans (``chatformats.render_spans``), the render
+core hands the port a :class:`Recorder`; the port then emits into ``spans.pieces`` and, just
+before emitting, says what it emits: the template's line first, its provenance second::
 
     out = spans.pieces if spans is not None else []
     ...
     if spans is not None:
-        spans.field(index, ".content", 1)  # the 2nd piece of the next extend is messages[index].content
-    extend(("<|im_start|>user\\n", content, "<|im_end|>\\n"))
+        spans.message(index)  # the line's values: messages[index].role, then its content
+    extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))  # L31-32
 
-and where the template's ``{% generation %}`` block would open and close (what the model
-generates in an assistant turn), ``spans.open()`` / ``spans.close()`` (also with an ``ahead``
-count into the next ``extend``, and ``within``: characters into that piece, so a boundary inside
-a literal needs no extra piece).  A sourced piece is all one input value's text (a port splits a
-piece that would mix an input with template text).  Without a recorder the port's only extra
-work is one ``if spans is not None:`` per sourced piece (``if spans:`` costs twice as much:
-``None`` is not a bool).  A message's own field (``spans.field``, and
-``spans.message`` for a turn's role and content) is recorded as a key (``index`` for its
-content) and its path written when a span is first read: formatting every path up front would
-cost a fifth of the render, and a training pipeline reads only the generated ranges.
+- the next piece: :meth:`Recorder.source` (a path: ``tools[0]``) and :meth:`Recorder.field`
+  (a message's field: ``spans.field(index, ".tool_call_id")``);
+- the next *line*, an ``extend`` of the template's literals and the values between them
+  (a literal first, then a value, a literal, ...: the template's ``'a' + x + 'b' + y``):
+  :meth:`Recorder.message` (a message's role and content, and a reasoning field between them),
+  :meth:`Recorder.fields` (fields of one message) and :meth:`Recorder.line` (any sources), each
+  naming the line's values in order (:meth:`Recorder.values`: for a line that starts with a
+  value);
+- what the model generates (the template's ``{% generation %}`` block):
+  :meth:`Recorder.open` and :meth:`Recorder.close`, each at the next piece or after a literal
+  the next pieces begin with (``spans.close(after="<|im_end|>")``: after that token, not its
+  newline).
+
+A sourced value is all one input's text, or a :class:`Parts` source: a value a template joined
+from several inputs (a content given as a list of parts), sliced (``|trim``) or split
+(``</think>``) after the join, which is cut into one span per input when the spans are read.
+Without a recorder a port's only extra work is one ``if spans is not None:`` per recorded line
+(``docs/spans.md`` says what it costs).
 
 :func:`build` wraps the pieces and records in a :class:`Rendering`, which works out its
 character :class:`Span` s and generated ranges when they are first read.
@@ -35,10 +43,12 @@ from operator import eq, itemgetter
 
 from typing import Any, Iterable, Tuple, Union
 
-__all__ = ["Span", "Recorder", "Rendering", "build"]
+__all__ = ["Span", "Recorder", "Rendering", "Parts", "Cuts", "build", "content_source", "sliced", "think_sources", "trimmed_content", "trimmed_at",
+           "think_split_at"]
 
 #: A recorded source: a path, or a message field's key (:meth:`Recorder.field`): ``index`` for
-#: ``messages[index].content``, ``~index`` for its ``.role``, ``(index, tail)`` for another field.
+#: ``messages[index].content``, ``~index`` for its ``.role``, ``(index, tail)`` for another field;
+#: or a :class:`Cuts` (a piece drawn from several sources).
 Path = Union[str, int, Tuple[int, str]]
 
 
@@ -50,6 +60,19 @@ def _path(key: Path | None) -> str | None:
     if kind is tuple:
         return f"messages[{key[0]}]{key[1]}"  # type: ignore[index]
     return key  # type: ignore[return-value]
+
+
+def _key(index: int, tail: str) -> Path:
+    """The key :meth:`Recorder.field` records for ``f"messages[{index}]{tail}"``."""
+    return index if tail == ".content" else ~index if tail == ".role" else (index, tail)
+
+
+class Cuts(tuple):  # type: ignore[type-arg]
+    """The source of a piece drawn from several: ``(length, source)`` pairs from the piece's
+    start (``source`` ``None`` for the template's text; the piece's rest, if any, is the
+    template's too).  The piece is cut in one span per source when the spans are read."""
+
+    __slots__ = ()
 
 
 class Span(tuple):  # type: ignore[type-arg]
@@ -86,65 +109,248 @@ class Recorder:
     """What a port records when spans are asked for (see the module docstring).
 
     - ``pieces``: the port's output list;
-    - ``sources``: piece index -> the path of the input value that piece is (a copy, a slice
-      after strip/split, or its JSON): a string, or the key of ``f"messages[{index}]{tail}"``
-      (:meth:`field`), written when read;
-    - ``turns``: each generated range, in order, as four integers: first piece, characters into
-      it, end piece, characters into it (one flat list: a list per turn is a container the
-      garbage collector tracks, and its collections cost a fifth of a long render).
+    - ``sources``: piece index -> the source of that piece (a copy of an input value, a slice
+      after strip/split, or its JSON): a path, or the key of ``f"messages[{index}]{tail}"``
+      (:meth:`field`), written when read, or a :class:`Cuts`;
+    - ``turns``: each generated range, in order, as four integers: the piece it opens at, the
+      characters from that piece's start to where it opens (the length of :meth:`open`'s
+      ``after``), the piece it closes at, the characters from that one's start (one flat list,
+      no container per turn: ``docs/spans.md``, "Cost");
+    - ``cut``: whether a piece's source is a :class:`Cuts`.
+
+    Where a method names "the next line", the port's next ``extend`` is a template line: the
+    template's literals and the values between them, a literal first (``'<|im_start|>' + role +
+    '\\n' + content``): the sources are the line's values, in order.
     """
 
-    __slots__ = ("pieces", "sources", "turns", "starts")
+    __slots__ = ("pieces", "sources", "turns", "starts", "cut")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
         self.starts: list[int] | None = None  # each piece's offset in the text, once read
-        self.sources: dict[int, Path] = {}
+        self.sources: dict[int, Any] = {}
         self.turns: list[int] = []  # see the class docstring
+        self.cut = False
 
-    def source(self, path: Path, ahead: int = 0) -> None:
-        """The piece ``ahead`` pieces after the end of ``pieces`` (0: the next one appended) is
-        (a slice of, or the JSON of) the value at ``path``."""
-        self.sources[len(self.pieces) + ahead] = path
+    # -- the next piece
 
-    def field(self, index: int, tail: str, ahead: int = 0) -> None:
-        """:meth:`source` for ``f"messages[{index}]{tail}"`` (``tail``: ``".content"``), the path
-        written only when a span is read: recorded as a key, ``index`` for the content, ``~index``
-        for the role (an int: nothing to allocate for a small one, and a tenth of a message's
-        recording less than a tuple), ``(index, tail)`` for any other field.  A message's field
-        is always recorded this way, never as the string (runs of one source are merged by
-        comparing what was recorded)."""
-        self.sources[len(self.pieces) + ahead] = (
+    def source(self, path: Path) -> None:
+        """The next piece is (a slice of, or the JSON of) the value at ``path``."""
+        self.sources[len(self.pieces)] = path
+
+    def field(self, index: int, tail: str) -> None:
+        """The next piece is ``messages[index]`` + ``tail`` (``".tool_call_id"``).  Recorded as a
+        key, the path written only when a span is read: ``index`` for the content, ``~index``
+        for the role (an int: nothing to allocate for a small one), ``(index, tail)`` for any
+        other field.  A message's field is always recorded this way, never as the string (runs
+        of one source are merged by comparing what was recorded)."""
+        self.sources[len(self.pieces)] = (
             index if tail == ".content" else ~index if tail == ".role" else (index, tail))
 
-    def message(self, index: int, role_ahead: int, content_ahead: int, opens: int = -1) -> None:
-        """A message's role and content (:meth:`field`), around the header's literal, in one
-        call: the render of a message costs little more than a call; and :meth:`open` at
-        ``opens`` when it is not negative."""
+    def role_in(self, index: int, role: str, after: str) -> None:
+        """The next piece is a header the plain render emits as one literal: ``after``, then
+        ``messages[index].role`` (``role``), then template text."""
+        self.sources[len(self.pieces)] = Cuts(((len(after), None), (len(role), ~index)))
+        self.cut = True
+
+    def role(self, index: int, before: str, role: str, after: str, value: Any = None,
+             second: Any = None, opens: str | None = None) -> str:
+        """A header the plain render emits as one literal, ``before + role + after``
+        (``'<|im_start|>' + message.role + '\\n'``), with its role a piece of its own: emits
+        ``before`` and ``role`` (``messages[index].role``) and returns ``after``, the header's
+        rest, for the line to begin with; ``value`` and ``second``: the sources of that line's
+        values (:meth:`line`).  ``opens``: :meth:`open` after that text, which the header
+        begins with."""
+        pieces = self.pieces
+        count = len(pieces)
+        if opens is not None:
+            opens_at = len(opens)
+            self.turns += (count, opens_at, count, opens_at)
+        sources = self.sources
+        sources[count + 1] = ~index
+        pieces += (before, role)
+        if value is not None:
+            sources[count + 3] = value
+            if type(value) is Cuts:
+                self.cut = True
+        if second is not None:
+            sources[count + 5] = second
+            if type(second) is Cuts:
+                self.cut = True
+        return after
+
+    # -- the next line
+
+    def message(self, index: int, reasoning: str | None = None, opens: str | None = None,
+                generated: str | None = None) -> None:
+        """The next line's values are ``messages[index]``'s role, its ``reasoning`` field
+        (``".reasoning_content"``; ``".content"`` for reasoning split out of the content) when
+        given, and its content.  ``opens``: :meth:`open` after that text, which the line begins
+        with; ``generated``: the same, and the range closes at the line's end, the literal
+        after the content (the whole turn in one line)."""
         sources = self.sources
         count = len(self.pieces)
-        sources[count + role_ahead] = ~index
-        sources[count + content_ahead] = index
-        if opens >= 0:
-            opens += count
-            self.turns += (opens, 0, opens, 0)
+        sources[count + 1] = ~index
+        if reasoning is None:
+            sources[count + 3] = index
+            end = count + 5
+        else:
+            sources[count + 3] = index if reasoning == ".content" else (index, reasoning)
+            sources[count + 5] = index
+            end = count + 7
+        if opens is not None:
+            opens_at = len(opens)
+            self.turns += (count, opens_at, count, opens_at)
+        elif generated is not None:
+            self.turns += (count, len(generated), end, 0)
 
-    def turn(self, ahead: int, end: int) -> None:
-        """:meth:`open` at ``ahead`` and :meth:`close` at ``end``, in one call."""
-        count = len(self.pieces)
-        self.turns += (count + ahead, 0, count + end, 0)
+    def fields(self, index: int, *tails: str) -> None:
+        """The next line's values are these fields of ``messages[index]`` (:meth:`field`)."""
+        sources = self.sources
+        position = len(self.pieces) + 1
+        for tail in tails:
+            sources[position] = index if tail == ".content" else ~index if tail == ".role" else (index, tail)
+            position += 2
 
-    def open(self, ahead: int = 0, within: int = 0) -> None:
-        """``{% generation %}``: generated text starts ``within`` characters into that piece (a
-        boundary inside a literal the plain render emits as one piece)."""
-        position = len(self.pieces) + ahead
+    def line(self, *sources: Any) -> None:
+        """The next line's values come from ``sources``, in order: a path, a field's key, a
+        :class:`Cuts` (:meth:`Parts.source`), or ``None`` for a value that is not an input's."""
+        recorded = self.sources
+        position = len(self.pieces) + 1
+        for source in sources:
+            if source is not None:
+                recorded[position] = source
+                if type(source) is Cuts:
+                    self.cut = True
+            position += 2
+
+    def values(self, *sources: Any) -> None:
+        """:meth:`line` for a line that starts with a value (``out[:-1] + ', "id": "' + id``)."""
+        recorded = self.sources
+        position = len(self.pieces)
+        for source in sources:
+            if source is not None:
+                recorded[position] = source
+            position += 2
+
+    # -- what the model generates
+
+    def open(self, after: str = "") -> None:
+        """``{% generation %}``: the generated range opens at the next piece, or after ``after``,
+        text the next pieces begin with (a boundary inside a literal the plain render emits
+        as one piece)."""
+        position = len(self.pieces)
+        within = len(after)
         self.turns += (position, within, position, within)
 
-    def close(self, ahead: int = 0, within: int = 0) -> None:
-        """``{% endgeneration %}``: the open range ends ``within`` characters into that piece."""
+    def close(self, after: str = "") -> None:
+        """``{% endgeneration %}``: the open range closes at the next piece, or after ``after``,
+        text the next pieces begin with (``"<|im_end|>"``: after that token, not the newline
+        that follows it in the same literal)."""
         turns = self.turns
-        turns[-2] = len(self.pieces) + ahead
-        turns[-1] = within
+        turns[-2] = len(self.pieces)
+        turns[-1] = len(after)
+
+
+class Parts:
+    """A value a template joined from parts with ``separator`` (a content list's texts and pads,
+    ``parts|join('\\n')``): where each of its characters came from, to source a slice of it
+    (after ``|trim``, or either half of a ``</think>`` split) by :meth:`source`.
+
+    ``parts``: ``(text, path)`` each, ``path`` ``None`` for the template's own text (a pad);
+    ``runs``: ``(start, end, path)`` of the joined text, the separators the template's."""
+
+    __slots__ = ("runs",)
+
+    def __init__(self, parts: Iterable[tuple[str, str | None]], separator: str = "\n") -> None:
+        runs: list[tuple[int, int, str | None]] = []
+        position = 0
+        for number, (piece, path) in enumerate(parts):
+            if number:
+                runs.append((position, position + len(separator), None))
+                position += len(separator)
+            runs.append((position, position + len(piece), path))
+            position += len(piece)
+        self.runs = runs
+
+    def source(self, at: int, value: str) -> Any:
+        """The source of ``value``, the joined text's slice from ``at``: one part's path, a
+        :class:`Cuts` when it spans several, ``None`` when it is the template's text only."""
+        end = at + len(value)
+        cuts: list[tuple[int, str | None]] = []  # (length, path) of each source's share, in order
+        for start, stop, path in self.runs:
+            start, stop = max(start, at), min(stop, end)
+            if start < stop:
+                if cuts and cuts[-1][1] == path:
+                    cuts[-1] = (cuts[-1][0] + stop - start, path)
+                else:
+                    cuts.append((stop - start, path))
+        if len(cuts) > 1:
+            return Cuts(cuts)
+        return cuts[0][1] if cuts else None
+
+
+def trimmed_content(index: int, content: Any, parts: Any, rendered: str, value: str) -> Any:
+    """The source of ``value``, ``rendered|trim`` where ``rendered`` is what a template rendered
+    from ``messages[index].content`` (``content``; ``parts`` as for :func:`content_source`):
+    ``sliced(content_source(...), trimmed_at(rendered), value)`` in one call."""
+    if type(content) is str:
+        return index
+    return sliced(Parts(parts or ()), trimmed_at(rendered), value)
+
+
+def sliced(source: Any, at: int, value: str) -> Any:
+    """The source of ``value``, a slice from ``at`` of what ``source`` rendered: a
+    :class:`Parts`' share (:meth:`Parts.source`), else ``source`` itself (every slice of a
+    string value is sourced by its path); ``None`` for an empty value."""
+    if not value:
+        return None
+    return source.source(at, value) if type(source) is Parts else source
+
+
+def content_source(index: int, content: Any, parts: Any) -> Any:
+    """The source of what a template rendered from ``messages[index].content`` (``content``):
+    the content's key (:meth:`Recorder.field`) for a string, else a :class:`Parts` of ``parts``,
+    the ``(text, path)`` of each part as the template rendered it."""
+    return index if type(content) is str else Parts(parts or ())
+
+
+def think_sources(index: int, content: Any, parts: Any, rendered: str, field: Any,
+                  reasoning: str, answer: str) -> tuple[Any, Any]:
+    """The sources of an assistant turn's ``reasoning`` and ``answer`` as ``_jinja.think_split``
+    leaves them (``|trim`` and the ``</think>`` split of what the template rendered from
+    ``messages[index].content``, ``content``, as ``rendered``; ``parts`` as for
+    :func:`content_source`): the message's ``reasoning_content`` (``field``) when it is a
+    string, else a slice of the content.  ``None`` for an empty one."""
+    if type(content) is str:  # every slice of a string content, either half of the split too
+        if type(field) is str:
+            return ((index, ".reasoning_content") if reasoning else None), (index if answer else None)
+        return (index if reasoning else None), (index if answer else None)
+    source = Parts(parts or ())
+    at = trimmed_at(rendered)
+    if type(field) is str:
+        return ((index, ".reasoning_content") if reasoning else None), sliced(source, at, answer)
+    trimmed = rendered.strip()
+    if "</think>" in trimmed:  # both halves are slices of the content
+        reasoning_at, at = think_split_at(trimmed, at)
+        return sliced(source, reasoning_at, reasoning), sliced(source, at, answer)
+    return None, sliced(source, at, answer)
+
+
+def trimmed_at(text: str) -> int:
+    """Where ``text|trim`` starts in ``text``."""
+    return len(text) - len(text.lstrip())
+
+
+def think_split_at(content: str, at: int) -> tuple[int, int]:
+    """Where the reasoning (after ``|trim``) and the answer of ``_jinja.think_split(content)``
+    start, ``content`` starting at ``at``: the reasoning ends where
+    ``content.split('</think>')[0].rstrip('\\n')`` does; the answer is a suffix of ``content``."""
+    from ._jinja import think_split
+
+    reasoning, answer = think_split(content)
+    head = content.partition("</think>")[0].rstrip("\n")
+    return at + len(head) - len(reasoning) + trimmed_at(reasoning), at + len(content) - len(answer)
 
 
 class Spans(Sequence[Span]):
@@ -240,7 +446,7 @@ class Rendering:
     they are read (a training pipeline that reads only ``assistant_spans`` does not pay for the
     spans).  Read-only as its three properties are: assigning one is an ``AttributeError``, and
     there is nothing else to set (``__slots__``; the slots are written as plain attributes, not
-    through a refusing ``__setattr__``: a short chat's spans cost a tenth less that way).
+    through a refusing ``__setattr__``: ``docs/spans.md``, "Cost").
     """
 
     __slots__ = ("_text", "_spans", "_assistant_spans", "_recorder")
@@ -371,6 +577,32 @@ def _turns_of(recorder: Recorder) -> tuple[tuple[int, int], ...]:
                   for first, into_first, end, into_end in zip(each, each, each, each)])
 
 
+def _cut(recorder: Recorder) -> tuple[list[int], dict[int, Any]]:
+    """Each piece's offset and source, a piece whose source is a :class:`Cuts` cut in one piece
+    per source (the pieces themselves are left as they are)."""
+    starts = _starts_of(recorder)
+    sources = recorder.sources
+    cut_starts: list[int] = []
+    cut_sources: dict[int, Any] = {}
+    for index in range(len(recorder.pieces)):
+        source = sources.get(index)
+        if type(source) is Cuts:
+            position = starts[index]
+            for length, path in source:
+                if path is not None:
+                    cut_sources[len(cut_starts)] = path
+                cut_starts.append(position)
+                position += length
+            if position < starts[index + 1]:  # the piece's rest: the template's
+                cut_starts.append(position)
+        else:
+            if source is not None:
+                cut_sources[len(cut_starts)] = source
+            cut_starts.append(starts[index])
+    cut_starts.append(starts[-1])
+    return cut_starts, cut_sources
+
+
 def _spans_of(text: str, recorder: Recorder) -> Spans:
     """A span per non-empty sourced piece and one per run of template text between them
     (consecutive pieces of one source merged into one span).
@@ -378,18 +610,21 @@ def _spans_of(text: str, recorder: Recorder) -> Spans:
     Every step but one is one of Python's C-level loops (``map``, ``compress``, slice
     assignment, ``itemgetter``), and as few of them as the common case allows: a long
     conversation has a few spans per message, and a Python loop per span, or a dozen passes over
-    them, would cost more than the render itself.  The one Python loop is over the empty spans."""
-    pieces = recorder.pieces
-    starts = _starts_of(recorder)
+    them, would cost more than the render itself.  The one Python loop is over the empty spans
+    (and, for a piece with :class:`Cuts`, one over the pieces)."""
+    if recorder.cut:
+        starts, sources = _cut(recorder)
+    else:
+        starts, sources = _starts_of(recorder), recorder.sources
+    count = len(starts) - 1  # pieces
     size = len(text)
     if starts[-1] != size:  # a port that returned something other than its pieces
         from .errors import InternalError
 
         raise InternalError("spans: the port's pieces do not join to its text")
-    sources = recorder.sources
     order = sorted(sources)
-    if order and order[-1] >= len(pieces):  # recorded for a piece never emitted
-        order = [index for index in order if index < len(pieces)]
+    if order and order[-1] >= count:  # recorded for a piece never emitted
+        order = [index for index in order if index < count]
     # The boundaries: 0, then each sourced piece's start and end, then the text's end.  Span i
     # runs from bounds[i] to bounds[i + 1]; they alternate: template text before the first
     # sourced piece, the piece, template text up to the next one, ..., template text after the

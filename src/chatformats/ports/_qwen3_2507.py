@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .._jinja import (
     MISSING, attr, item, iterate, length, namespace, need_str, think_split, to_str, tojson,
 )
+from .._record import Record, setters
 from .._spans import Recorder
 
 # L6
@@ -44,11 +45,13 @@ TOOLS_TAIL = (
 THINKING_GENERATION_PROMPT = "<|im_start|>assistant\n<think>\n"
 #: L60 of ``qwen3_instruct_2507.jinja`` (and L86 of ``qwen3_tool_agent.jinja``).
 INSTRUCT_GENERATION_PROMPT = "<|im_start|>assistant\n"
+#: L47, L50: an assistant turn's header, ``'<|im_start|>' + message.role + '\n'``.
+HEADER = "<|im_start|>assistant\n"
 
 Emit = Callable[[str], None]
 
 
-class Namespace:
+class Namespace(Record):
     """L17-24: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
     after the reversed scan.  ``multi_step_tool`` stays true when no message is a real user
     query (a string content not wrapped in ``<tool_response>...</tool_response>``)."""
@@ -59,8 +62,11 @@ class Namespace:
     last_query_index: int
 
     def __init__(self, multi_step_tool: bool, last_query_index: int) -> None:
-        self.multi_step_tool = multi_step_tool
-        self.last_query_index = last_query_index
+        _set_multi_step_tool(self, multi_step_tool)
+        _set_last_query_index(self, last_query_index)
+
+
+_set_multi_step_tool, _set_last_query_index = setters(Namespace).values()
 
 
 def scan(messages: Sequence[Any]) -> Namespace:
@@ -179,7 +185,6 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
     out: list[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
-    prefilled = generation_prompt.endswith("<think>\n")
 
     system_block(emit, messages, tools, preamble, spans)  # L1-16
     namespace(variables)  # L17: the call itself (a caller's `namespace` variable shadows it)
@@ -196,34 +201,28 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L31-32
             if spans is not None:
-                spans.message(index, 1, 3)
+                spans.message(index)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L33 (so message is a dict)
             reasoning_content = ""  # L34
-            split = False
             message_reasoning = message.get("reasoning_content", MISSING)
             if type(message_reasoning) is str:  # L35-36
                 reasoning_content = message_reasoning
             elif "</think>" in content:  # L38-41
                 reasoning_content, content = think_split(content)
-                split = True
             if index > ns.last_query_index and (index == last_index or reasoning_content):  # L43-44
-                if spans is not None:
-                    if prefilled:  # the generation prompt wrote "<think>\n": after it
-                        spans.open(3)
-                    else:  # after the header's "\n"
-                        spans.open(2, 1)
-                    spans.message(index, 1, 5)  # the role, and the content after the reasoning
-                    spans.field(index, ".content" if split else ".reasoning_content", 3)
+                if spans is not None:  # generated: what follows the generation prompt
+                    spans.message(index, ".reasoning_content" if type(message_reasoning) is str
+                                  else ".content", opens=generation_prompt)  # (else split from it)
                 extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
                         "\n</think>\n\n", content.lstrip("\n")))  # L45
             else:  # L46-47, L49-50
-                if spans is not None:
-                    spans.message(index, 1, 3, 3)  # and the range opens at 3
+                if spans is not None:  # generated: what follows the header
+                    spans.message(index, opens=HEADER)
                 extend(("<|im_start|>", role, "\n", content))
             tool_calls_block(emit, message, content, index, spans)  # L52-70
             if spans is not None:
-                spans.close(0, 10)  # after "<|im_end|>", not its newline
+                spans.close(after="<|im_end|>")
             emit("<|im_end|>\n")  # L71
         elif role == "tool":  # L72
             tool_response(emit, messages, index, last_index, content, spans)  # L73-81

@@ -46,6 +46,7 @@ from .._jinja import (
     tojson_indented,
     trim,
 )
+from .._record import Record, setters
 from .._spans import Recorder
 from ..errors import TemplateError
 
@@ -57,6 +58,9 @@ _EOT = "<|eot_id|>"
 _USER_HEAD = "<|start_header_id|>user<|end_header_id|>\n\n"  # L72
 _ASSISTANT_HEAD = "<|start_header_id|>assistant<|end_header_id|>\n\n"  # L104, L121
 _IPYTHON_HEAD = "<|start_header_id|>ipython<|end_header_id|>\n\n"  # L111
+_CALL_HEAD = _ASSISTANT_HEAD + '{"name": "'  # L104-105
+_CALL_PARAMETERS = '", "parameters": '  # L105-106
+_CALL_END = "}" + _EOT  # L108-109
 _IMAGE = "<|image|>"  # L92
 _TOOL_ROLES = ("ipython", "tool")  # L85: message.role == 'ipython' or message.role == 'tool'
 
@@ -113,7 +117,7 @@ WORDING = Wording(
 """Meta's wording (lines 51-53 and 72-76)."""
 
 
-class Namespace:
+class Namespace(Record):
     """L28-35: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
     content item (of a message after the system message) is a mapping whose ``type`` is
     ``"image"``."""
@@ -123,7 +127,10 @@ class Namespace:
     has_images: bool
 
     def __init__(self, has_images: bool) -> None:
-        self.has_images = has_images
+        _set_has_images(self, has_images)
+
+
+(_set_has_images,) = setters(Namespace).values()
 
 
 def scan(messages: Sequence[Any], offset: int) -> Namespace:
@@ -210,19 +217,18 @@ def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | N
         arguments = MISSING
     if type(name) is not str:  # L105: '{"name": "' + tool_call.name + ...
         raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
-    if spans is not None:
-        spans.open(1)
-        spans.field(index, ".tool_calls[0].function.name", 2)
-        spans.field(index, ".tool_calls[0].function.arguments", 5)
-        spans.close(8)
+    if spans is not None:  # generated: after the assistant header, through <|eot_id|>
+        spans.open(after=_ASSISTANT_HEAD)
+        spans.fields(index, ".tool_calls[0].function.name", ".tool_calls[0].function.arguments")
     extend((
-        _ASSISTANT_HEAD,  # L104
-        '{"name": "', name, '", ',  # L105
-        '"parameters": ',  # L106
+        _CALL_HEAD,  # L104-105
+        name,  # L105
+        _CALL_PARAMETERS,  # L105-106
         tojson(arguments),  # L107 (undefined arguments fail here)
-        "}",  # L108
-        _EOT,  # L109
+        _CALL_END,  # L108-109
     ))
+    if spans is not None:
+        spans.close()
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -295,7 +301,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
             emit(_ENVIRONMENT)
         emit(_KNOWLEDGE)  # L48
         if spans is not None and "date_string" in variables:  # the caller's; else the clock's
-            spans.source("date_string", 1)
+            spans.line("date_string")
         extend(("Today Date: ", need_str(date_string, "date_string"), "\n\n"))  # L49
         if tools is not None and not tools_in_user_message:  # L50-58
             emit(wording.system_tools)  # L51-53
@@ -335,18 +341,15 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
                 raise concat_error(role, _path(index, ".role"))
             if type(content) is str:  # L86, L87-88, L98
                 # One extend for the header, a string content and <|eot_id|> (the common
-                # case): one call instead of the three of the branch below, which costs 5-9%
-                # more on the chat_100 and chat_1000 workloads (benchmarks/workloads.py).
-                if spans is not None:
-                    spans.message(index, 1, 3)
-                    if role == "assistant":
-                        spans.turn(3, 5)
+                # case): one call instead of the three of the branch below.
+                if spans is not None:  # an assistant's: generated after the header, through <|eot_id|>
+                    spans.message(index, generated=_ASSISTANT_HEAD if role == "assistant" else None)
                 extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", content, _EOT))
             else:
                 if spans is not None:
-                    spans.field(index, ".role", 1)
+                    spans.fields(index, ".role")
                     if role == "assistant":
-                        spans.open(3)
+                        spans.open(after=_ASSISTANT_HEAD)
                 extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n"))  # L86
                 content_parts(emit, content, index, spans)  # L89-97
                 emit(_EOT)  # L98
@@ -357,7 +360,7 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         elif role == "tool" or role == "ipython":  # L110: always true here, kept as written
             tp = type(content)
             if spans is not None:
-                spans.field(index, ".content", 1)
+                spans.fields(index, ".content")
             # L112: content is mapping or content is iterable (a string too, so it is quoted)
             if tp is str or tp is dict or tp is list or tp is tuple or content is MISSING:
                 # L111, L113 (undefined content fails in tojson), L117

@@ -10,9 +10,7 @@ lines.
 Spans (``chatformats.render_spans``): a content the macro renders from a list of parts is
 several sources (each part's text, ``messages[i].content[k].text``; the image and video pads
 and the ``\\n`` between parts are the template's), and what the template emits is a slice of it
-(``|trim``, the ``</think>`` split): :class:`Text` tracks where each slice came from, and a piece
-drawn from several parts is cut into one piece per source before the pieces are joined
-(:func:`splice`).
+(``|trim``, the ``</think>`` split): ``_spans.Parts`` says where each slice came from.
 """
 
 from __future__ import annotations
@@ -34,10 +32,16 @@ from .._jinja import (
     to_str,
     tojson,
 )
-from .._spans import Path, Recorder
+from .._record import Record, setters
+from .._spans import Recorder, think_sources, trimmed_content
 from ..errors import TemplateError
 
 _IMAGE_PAD = "<|image_pad|>"
+# L139-143: where the generation prompt leaves the model (an assistant turn after the last user
+# query is generated from there on)
+_PROMPT = "<|im_start|>assistant\n"
+_PROMPT_THINKING = _PROMPT + "<think>\n"
+_PROMPT_NOT_THINKING = _PROMPT + "<think>\n\n</think>\n\n"
 _VIDEO_PAD = "<|video_pad|>"
 # L38
 _TOOLS_HEAD = "<|im_start|>system\n# Tools\n\nYou have access to the following functions:\n\n<tools>"
@@ -57,7 +61,7 @@ _TOOLS_TAIL = (
 )
 
 
-class Namespace:
+class Namespace(Record):
     """L58-68: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
     after the reversed scan.  ``multi_step_tool`` stays true when no user message's rendered,
     trimmed content is a real query (one not wrapped in ``<tool_response>...</tool_response>``)."""
@@ -68,8 +72,11 @@ class Namespace:
     last_query_index: int
 
     def __init__(self, multi_step_tool: bool, last_query_index: int) -> None:
-        self.multi_step_tool = multi_step_tool
-        self.last_query_index = last_query_index
+        _set_multi_step_tool(self, multi_step_tool)
+        _set_last_query_index(self, last_query_index)
+
+
+_set_multi_step_tool, _set_last_query_index = setters(Namespace).values()
 
 
 def render_content(content: Any, is_system_content: bool, index: int, variables: Mapping[str, Any],
@@ -163,7 +170,7 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
         name = _tool_call_name(tool_call, unwrapped, index, call_index)
         if spans is not None:
             where = _call_path(index, call_index, unwrapped)
-            spans.source(where + ".name", 1)
+            spans.line(where + ".name")
             args_index = 0
         if call_index == 0:  # L101
             if content.strip():  # L102-103
@@ -189,146 +196,10 @@ def tool_calls_block(out: list[str], tool_calls: Iterable[Any], content: str, in
                 else:
                     value = to_str(args_value)
                 if spans is not None:  # the name: the loop's args_index-th key; the value: the key's value
-                    spans.source(f"{where}.arguments[{args_index}]", 1)
-                    spans.source(f"{where}.arguments{_key(args_name)}", 3)
+                    spans.line(f"{where}.arguments[{args_index}]", f"{where}.arguments{_key(args_name)}")
                     args_index += 1
                 extend(("<parameter=", args_name, ">\n", value, "\n</parameter>\n"))  # L112-115
         emit("</function>\n</tool_call>")  # L118
-
-
-# ---------------------------------------------------------------- spans
-
-
-class Text:
-    """Spans: where the characters :func:`render_content` rendered from a list of parts came
-    from, as runs ``(start, end, path)``: each part's text is its own
-    (``messages[i].content[k].text``), the pads and the ``\\n`` between parts the template's
-    (``None``)."""
-
-    __slots__ = ("runs",)
-
-    def __init__(self, parts: Iterable[tuple[str, str | None]]) -> None:
-        runs: list[tuple[int, int, str | None]] = []
-        position = 0
-        for part_index, (piece, path) in enumerate(parts):
-            if part_index:  # L26: join('\n')
-                runs.append((position, position + 1, None))
-                position += 1
-            runs.append((position, position + len(piece), path))
-            position += len(piece)
-        self.runs = runs
-
-
-def origin(raw_content: Any, record: list[tuple[str, str | None]] | None, rendered: str,
-           index: int) -> tuple[Path | Text, int]:
-    """Spans: where ``rendered|trim`` — the text L45-55 and L73 render from
-    ``messages[index].content`` — came from, and where it starts in what that source rendered:
-    the content's path for a string (every slice of it is sourced by that path), else its parts
-    (``record``)."""
-    if type(raw_content) is str:
-        return index, 0  # spans.field's key for messages[index].content
-    return Text(record or ()), _lead(rendered)
-
-
-def source_content(spans: Recorder, pending: Pending, raw_content: Any,
-                   record: list[tuple[str, str | None]] | None, rendered: str, index: int,
-                   content: str, ahead: int) -> None:
-    """Spans: record where ``content`` (``rendered|trim``, see :func:`origin`), the piece
-    ``ahead`` pieces on, came from."""
-    if type(raw_content) is str:
-        spans.field(index, ".content", ahead)
-    else:
-        source_text(spans, pending, Text(record or ()), _lead(rendered), content, ahead)
-
-
-def assistant_origin(message: dict[str, Any], raw_content: Any,
-                     record: list[tuple[str, str | None]] | None, rendered: str,
-                     index: int) -> tuple[Path | Text, int, Path | Text | None, int]:
-    """Spans: where an assistant turn's content and reasoning, as L81-90 leave them, came from
-    and start (``(source, at, reasoning source, reasoning at)``)."""
-    source, at = origin(raw_content, record, rendered, index)
-    if type(message.get("reasoning_content", MISSING)) is str:  # L82-83
-        return source, at, (index, ".reasoning_content"), 0
-    if type(source) is not Text:  # every slice of a string content, either half of the split too
-        return source, 0, source, 0
-    content = rendered.strip()
-    if "</think>" in content:  # L85-88: both halves are slices of the content
-        reasoning_at, at = _think_split_at(content, at)
-        return source, at, source, reasoning_at
-    return source, at, None, 0
-
-
-def _lead(text: str) -> int:
-    """Where ``text|trim`` starts in ``text``."""
-    return len(text) - len(text.lstrip())
-
-
-def _think_split_at(content: str, at: int) -> tuple[int, int]:
-    """Where :func:`think_split`'s reasoning (after L90's ``|trim``) and answer start,
-    ``content`` starting at ``at``: the reasoning ends where
-    ``content.split('</think>')[0].rstrip('\\n')`` does; the answer is a suffix of ``content``."""
-    reasoning, answer = think_split(content)
-    head = content.partition("</think>")[0].rstrip("\n")
-    return at + len(head) - len(reasoning) + _lead(reasoning), at + len(content) - len(answer)
-
-
-Pending = List[Tuple[int, List[Tuple[int, Optional[str]]]]]
-
-
-def source_text(spans: Recorder, pending: Pending, source: Path | Text | None, at: int, value: str,
-                ahead: int) -> None:
-    """Spans: record where ``value``, the piece ``ahead`` pieces on, came from: it is what
-    ``source`` rendered, from ``at``.  A piece drawn from several parts of a content is noted in
-    ``pending``, to be cut by :func:`splice`."""
-    if source is None or not value:
-        return
-    if not isinstance(source, Text):
-        spans.source(source, ahead)
-        return
-    end = at + len(value)
-    cuts: list[tuple[int, str | None]] = []  # (length, path) of each source's share, in order
-    for start, stop, path in source.runs:
-        start, stop = max(start, at), min(stop, end)
-        if start < stop:
-            if cuts and cuts[-1][1] == path:
-                cuts[-1] = (cuts[-1][0] + stop - start, path)
-            else:
-                cuts.append((stop - start, path))
-    if len(cuts) > 1:
-        pending.append((len(spans.pieces) + ahead, cuts))
-    elif cuts and cuts[0][1] is not None:
-        spans.source(cuts[0][1], ahead)
-
-
-def splice(spans: Recorder, pending: Pending) -> None:
-    """Spans: cut each piece noted in ``pending`` into one piece per source, renumbering the
-    recorded sources and generated ranges (the pieces still join to the same text)."""
-    cut_at = dict(pending)
-    pieces, sources = spans.pieces, spans.sources
-    new_pieces: list[str] = []
-    new_sources: dict[int, Path] = {}
-    renumber: list[int] = []
-    for index, piece in enumerate(pieces):
-        renumber.append(len(new_pieces))
-        cuts = cut_at.get(index)
-        if cuts is None:
-            if index in sources:
-                new_sources[len(new_pieces)] = sources[index]
-            new_pieces.append(piece)
-            continue
-        position = 0
-        for length, path in cuts:
-            if path is not None:
-                new_sources[len(new_pieces)] = path
-            new_pieces.append(piece[position:position + length])
-            position += length
-    renumber.append(len(new_pieces))
-    pieces[:] = new_pieces
-    sources.clear()
-    sources.update(new_sources)
-    turns = spans.turns  # first piece, 0, end piece, 0 per range: they start and end on pieces
-    turns[0::4] = map(renumber.__getitem__, turns[0::4])
-    turns[2::4] = map(renumber.__getitem__, turns[2::4])
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -345,8 +216,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     out: list[str] = spans.pieces if spans is not None else []
     emit = out.append
     extend = out.extend
-    pending: Pending = []  # spans: the pieces to cut into one per source (see splice)
-    record: list[tuple[str, str | None]] | None = None
+    record: list[tuple[str, str | None]] | None = None  # spans: the parts render_content rendered
 
     if not messages:  # L33-35
         raise TemplateError("No messages provided.")
@@ -370,7 +240,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = rendered.strip()
             if content:
                 if spans is not None:
-                    source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
+                    spans.line(trimmed_content(0, raw_content, record, rendered, content))
                 extend(("\n\n", content))
         emit("<|im_end|>\n")  # L51
     else:
@@ -381,7 +251,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             rendered = render_content(raw_content, True, 0, variables, record)
             content = rendered.strip()
             if spans is not None:
-                source_content(spans, pending, raw_content, record, rendered, 0, content, 1)
+                spans.line(trimmed_content(0, raw_content, record, rendered, content))
             extend(("<|im_start|>system\n", content, "<|im_end|>\n"))
 
     namespace(variables)  # L58: the call itself (a caller's `namespace` variable shadows it)
@@ -409,20 +279,14 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if index != 0:  # L75-77: not loop.first
                 raise TemplateError("System message must be at the beginning.")
         elif role == "user":  # L78-79
-            header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n' (the role is "user")
             # The user and assistant branches emit their header as one literal (the branch has
-            # tested the role, so the text is the same: one piece, not three, when spans are off,
-            # a few percent on chat workloads); spans emit ``<|im_start|>`` and the role as pieces
-            # of their own, the role sourced, and the header's rest in the literal's place.
+            # tested the role, so the text is the same); spans emit the role as a piece of its
+            # own (Recorder.role), and the header's rest in the literal's place.
+            header = "<|im_start|>user\n"  # '<|im_start|>' + message.role + '\n'
             if spans is not None:
-                if type(raw_content) is str:  # the role's and the content's paths in one call
-                    spans.message(index, 1, 3)
-                else:
-                    spans.field(index, ".role", 1)
-                    source_content(spans, pending, raw_content, record, rendered, index, content, 3)
-                extend(("<|im_start|>", role))
-                header = "\n"
-            extend((header, content, "<|im_end|>\n"))
+                header = spans.role(index, "<|im_start|>", role, "\n", index if type(raw_content) is str
+                                    else trimmed_content(index, raw_content, record, rendered, content))
+            extend((header, content, "<|im_end|>\n"))  # L79
         elif role == "assistant":  # L80
             reasoning_content = ""  # L81
             message_reasoning = message.get("reasoning_content", MISSING)
@@ -433,43 +297,27 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             reasoning_content = reasoning_content.strip()  # L90
             if index > ns.last_query_index:  # L91-92
                 header = "<|im_start|>assistant\n<think>\n"  # '<|im_start|>' + message.role + '\n<think>\n'
-                if spans is not None:
-                    spans.field(index, ".role", 1)
-                    extend(("<|im_start|>", role))
-                    header = "\n<think>\n"
-                    source, at, reasoning_source, reasoning_at = assistant_origin(
-                        message, raw_content, record, rendered, index)
-                    # generated: what follows the generation prompt's prefill (L138-144)
-                    if enable_thinking is not False:
-                        spans.open(1)  # after <think>\n
-                    elif not reasoning_content:
-                        spans.open(3)  # after <think>\n\n</think>\n\n: the content on
-                    else:
-                        spans.open(0, 1)  # a think block the prefill does not match: all of it
-                    source_text(spans, pending, reasoning_source, reasoning_at, reasoning_content, 1)
-                    source_text(spans, pending, source, at, content, 3)
-                extend((header, reasoning_content, "\n</think>\n\n", content))
+                if spans is not None:  # generated: what follows the generation prompt (L138-144)
+                    reasoning_source, source = think_sources(
+                        index, raw_content, record, rendered, message_reasoning, reasoning_content, content)
+                    header = spans.role(
+                        index, "<|im_start|>", role, "\n<think>\n", reasoning_source, source,
+                        opens=_PROMPT_THINKING if enable_thinking is not False
+                        else _PROMPT_NOT_THINKING if not reasoning_content
+                        else _PROMPT)  # (a think block the prompt does not match: all of it)
+                extend((header, reasoning_content, "\n</think>\n\n", content))  # L92
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
-                if spans is not None:
-                    if type(raw_content) is not str:
-                        spans.field(index, ".role", 1)
-                        source, at, _, _ = assistant_origin(message, raw_content, record, rendered, index)
-                        source_text(spans, pending, source, at, content, 3)
-                        spans.open(3)
-                    elif content:  # the role's and the content's paths, and the range opening
-                        spans.message(index, 1, 3, 3)  # at the content, in one call
-                    else:  # a tool-call turn's empty content: no empty span to drop when read
-                        spans.field(index, ".role", 1)
-                        spans.open(3)
-                    extend(("<|im_start|>", role))
-                    header = "\n"
-                extend((header, content))
+                if spans is not None:  # generated: after the header
+                    source = index if type(raw_content) is str else think_sources(
+                        index, raw_content, record, rendered, message_reasoning, "", content)[1]
+                    header = spans.role(index, "<|im_start|>", role, "\n", source, opens=header)
+                extend((header, content))  # L94
             tool_calls = message.get("tool_calls", MISSING)
             if tool_calls and is_iterable(tool_calls) and not is_mapping(tool_calls):  # L96
                 tool_calls_block(out, tool_calls, content, index, spans)  # L97-119
             if spans is not None:
-                spans.close(0, 10)  # after "<|im_end|>", not its newline
+                spans.close(after="<|im_end|>")
             emit("<|im_end|>\n")  # L121
         elif role == "tool":  # L122
             # L123: loop.previtem is undefined (false) for the first message.  The truthiness
@@ -479,7 +327,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if previous and attr(previous, "role") != "tool":
                 emit("<|im_start|>user")  # L124
             if spans is not None:
-                source_content(spans, pending, raw_content, record, rendered, index, content, 1)
+                spans.line(trimmed_content(index, raw_content, record, rendered, content))
             extend(("\n<tool_response>\n", content, "\n</tool_response>"))  # L126-128
             if index != last and attr(messages[index + 1], "role") != "tool":  # L129-130
                 emit("<|im_end|>\n")
@@ -495,6 +343,4 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             emit("<think>\n\n</think>\n\n")  # L141
         else:
             emit("<think>\n")  # L143
-    if pending:
-        splice(spans, pending)  # type: ignore[arg-type]
     return "".join(out)

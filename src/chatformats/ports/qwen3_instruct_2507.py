@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING, length
 from .._spans import Recorder
-from ._qwen3_2507 import INSTRUCT_GENERATION_PROMPT, system_block, tool_calls_block, tool_response
+from ._qwen3_2507 import HEADER, INSTRUCT_GENERATION_PROMPT, system_block, tool_calls_block, tool_response
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -39,15 +39,15 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             content = ""
         if role == "user" or (role == "system" and index != 0):  # L23-24
             if spans is not None:
-                spans.message(index, 1, 3)
+                spans.message(index)
             extend(("<|im_start|>", role, "\n", content, "<|im_end|>\n"))
         elif role == "assistant":  # L25 (so message is a dict)
-            if spans is not None:
-                spans.message(index, 1, 3, 3)  # and the range opens at 3
+            if spans is not None:  # generated: what follows the header
+                spans.message(index, opens=HEADER)
             extend(("<|im_start|>", role, "\n", content))  # L26
             tool_calls_block(emit, message, content, index, spans)  # L27-45
             if spans is not None:
-                spans.close(0, 10)  # after "<|im_end|>", not its newline
+                spans.close(after="<|im_end|>")
             emit("<|im_end|>\n")  # L46
         elif role == "tool":  # L47
             tool_response(emit, messages, index, last_index, content, spans)  # L48-56

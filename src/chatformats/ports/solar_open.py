@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .._jinja import MISSING, attr, concat_error, iterate, namespace, need_str, strftime_now, to_str, tojson
+from .._record import Record, setters
 from .._spans import Path, Recorder
 from ..errors import ChatFormatError, TemplateTypeError, UndefinedValueError
 
@@ -82,14 +83,15 @@ _END = "<|end|>"
 
 Extend = Callable[[Sequence[str]], None]
 
-#: ``(name, path)``: a ``get_tool_name`` match as rendered (L71) and the path it came from.
-NamePiece = Tuple[str, str]
+#: ``(name, message index, call index)``: a ``get_tool_name`` match as rendered (L71) and where
+#: its call is.
+Match = Tuple[str, int, int]
 
 
 # ---------------------------------------------------------------- pre-pass
 
 
-class Namespace:
+class Namespace(Record):
     """The template's namespaces once its pre-passes have run.
 
     - ``last_user_idx``: ``last_user_idx.value`` (L11-16), the index of the last message whose
@@ -104,8 +106,11 @@ class Namespace:
     system_messages: List[Any]
 
     def __init__(self, last_user_idx: int, system_messages: List[Any]) -> None:
-        self.last_user_idx = last_user_idx
-        self.system_messages = system_messages
+        _set_last_user_idx(self, last_user_idx)
+        _set_system_messages(self, system_messages)
+
+
+_set_last_user_idx, _set_system_messages = setters(Namespace).values()
 
 
 def scan(messages: Sequence[Any]) -> Namespace:
@@ -134,7 +139,7 @@ def _system_message_paths(messages: Sequence[Any]) -> List[Path]:
     ]
 
 
-class ToolNameIndex:
+class ToolNameIndex(Record):
     """What ``get_tool_name(messages, tool_call_id)`` (L66-76) gives for every id, in one pass.
 
     The macro is only ever called with a ``tool_call_id`` that L116 has just concatenated to a
@@ -146,37 +151,52 @@ class ToolNameIndex:
 
     - ``names``: for each ``str`` id, every matching call's ``function.name`` rendered with
       ``{{ }}`` and concatenated in message order (L71);
-    - ``pieces`` (built for spans only, else empty): for each ``str`` id, the same matches as
-      ``(rendered name, path of that function.name)``, in message order;
+    - ``first``: for each ``str`` id, where its first match is (``(message index, call
+      index)``);
+    - ``repeated``: for an id more than one call has, every match as ``(rendered name, message
+      index, call index)``, in message order;
     - ``errors``: the first failure a lookup of that id meets at a match (L71: the call has no
       ``function``, so ``.name`` of undefined fails; or the name cannot be rendered);
     - ``failure``: the failure every lookup meets (L69: an assistant message's truthy
       ``tool_calls`` that cannot be iterated); the pass stops there, as every scan would.
     """
 
-    __slots__ = ("names", "pieces", "errors", "failure")
+    __slots__ = ("names", "first", "repeated", "errors", "failure")
 
     names: Dict[str, str]
-    pieces: Dict[str, List[NamePiece]]
+    first: Dict[str, Tuple[int, int]]
+    repeated: Dict[str, List[Match]]
     errors: Dict[str, ChatFormatError]
     failure: Optional[ChatFormatError]
 
     def __init__(
-        self, names: Dict[str, str], pieces: Dict[str, List[NamePiece]],
+        self, names: Dict[str, str], first: Dict[str, Tuple[int, int]], repeated: Dict[str, List[Match]],
         errors: Dict[str, ChatFormatError], failure: Optional[ChatFormatError],
     ) -> None:
-        self.names = names
-        self.pieces = pieces
-        self.errors = errors
-        self.failure = failure
+        _set_names(self, names)
+        _set_first(self, first)
+        _set_repeated(self, repeated)
+        _set_errors(self, errors)
+        _set_failure(self, failure)
+
+    def matches(self, call_id: str) -> Sequence[Match]:
+        """Every match of ``call_id``: ``(rendered name, message index, call index)``."""
+        found = self.repeated.get(call_id)
+        if found is not None:
+            return found
+        where = self.first.get(call_id)
+        return () if where is None else ((self.names[call_id],) + where,)
 
 
-def index_tool_names(messages: Sequence[Any], with_paths: bool = False) -> ToolNameIndex:
-    """L66-76 for all ids at once, in one pass over ``messages`` (``with_paths``: also each
-    match's path, for spans)."""
+_set_names, _set_first, _set_repeated, _set_errors, _set_failure = (
+    setters(ToolNameIndex).values())
+
+
+def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
+    """L66-76 for all ids at once, in one pass over ``messages``."""
     names: Dict[str, str] = {}
-    pieces: Dict[str, List[NamePiece]] = {}
-    repeated: Dict[str, List[str]] = {}
+    first: Dict[str, Tuple[int, int]] = {}
+    repeated: Dict[str, List[Match]] = {}
     errors: Dict[str, ChatFormatError] = {}
     failure: Optional[ChatFormatError] = None
     for index, msg in enumerate(messages):  # L67
@@ -211,21 +231,19 @@ def index_tool_names(messages: Sequence[Any], with_paths: bool = False) -> ToolN
                     except ChatFormatError as exc:
                         errors[call_id] = exc
                         continue
-                if with_paths:
-                    pieces.setdefault(call_id, []).append(
-                        (name, f"messages[{index}].tool_calls[{call_index}].function.name"))
-                first = names.get(call_id)
-                if first is None:
+                earlier = names.get(call_id)
+                if earlier is None:
                     names[call_id] = name
+                    first[call_id] = (index, call_index)
                 else:  # another call with this id: all matches, in order, concatenated
                     found = repeated.get(call_id)
                     if found is None:
-                        repeated[call_id] = [first, name]
+                        repeated[call_id] = [(earlier,) + first[call_id], (name, index, call_index)]
                     else:
-                        found.append(name)
+                        found.append((name, index, call_index))
     for call_id, found in repeated.items():
-        names[call_id] = "".join(found)
-    return ToolNameIndex(names=names, pieces=pieces, errors=errors, failure=failure)
+        names[call_id] = "".join([match[0] for match in found])
+    return ToolNameIndex(names, first, repeated, errors, failure)
 
 
 # ---------------------------------------------------------------- the macros
@@ -309,8 +327,8 @@ def _get_tool_name(emit: Emit, index: ToolNameIndex, tool_call_id: str,
     if index.failure is not None:
         raise index.failure
     if spans is not None:
-        for name, path in index.pieces.get(tool_call_id, ()):
-            spans.source(path)
+        for name, message_index, call_index in index.matches(tool_call_id):
+            spans.source(f"messages[{message_index}].tool_calls[{call_index}].function.name")
             emit(name)
     else:
         emit(index.names.get(tool_call_id, ""))
@@ -382,11 +400,11 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             if type(content) is not str:
                 raise concat_error(content, f"messages[{index}].content")
             if spans is not None:
-                spans.field(index, ".content", 1)
+                spans.fields(index, ".content")
             extend(("<|begin|>user<|content|>", content, _END))
         elif role == "tool":  # L110-123
             if tool_names is None:  # built once, at the first tool message
-                tool_names = index_tool_names(messages, spans is not None)
+                tool_names = index_tool_names(messages)
             _render_tool_response(emit, extend, messages, message, index, last_index, tool_names,
                                   spans)
         elif role == "assistant":  # L124-147
@@ -424,11 +442,11 @@ def _render_tool_response(
     if type(tool_call_id) is not str:  # L116
         raise concat_error(tool_call_id, f"messages[{index}].tool_call_id")
     if spans is not None:
-        spans.field(index, ".tool_call_id", 1)
+        spans.fields(index, ".tool_call_id")
     extend(("<|tool_response:begin|>", tool_call_id, "<|tool_response:name|>"))  # L116
     _get_tool_name(emit, tool_names, tool_call_id, spans)  # L117
     if spans is not None:
-        spans.field(index, ".content", 1)
+        spans.fields(index, ".content")
     extend((
         "<|tool_response:result|>",  # L118
         to_str(message.get("content", MISSING)),  # L119
@@ -448,16 +466,16 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
     reasoning = message.get("reasoning", MISSING)
     thinks = shows_reasoning and bool(reasoning)  # L127, L131: `if message.reasoning (and ...)`
     if thinks:  # L128, L132
-        if spans is not None:
-            spans.open(1)
-            spans.field(index, ".reasoning", 2)
-        extend(("<|begin|>assistant", "<|think|>", need_str(reasoning, f"messages[{index}].reasoning"),
+        if spans is not None:  # generated: after the turn's first <|begin|>assistant
+            spans.open(after="<|begin|>assistant")
+            spans.fields(index, ".reasoning")
+        extend(("<|begin|>assistant<|think|>", need_str(reasoning, f"messages[{index}].reasoning"),
                 _END))
     tool_calls = message.get("tool_calls", MISSING)
     if tool_calls:  # L137
         if spans is not None and not thinks:
-            spans.open(1)
-        extend(("<|begin|>assistant", "<|tool_calls|>"))  # L138
+            spans.open(after="<|begin|>assistant")
+        emit("<|begin|>assistant<|tool_calls|>")  # L138
         calls = tool_calls  # L139
         if type(calls) is not list and type(calls) is not tuple:
             calls = iterate(tool_calls, f"messages[{index}].tool_calls")
@@ -470,9 +488,9 @@ def _render_assistant(emit: Emit, extend: Extend, message: Dict[str, Any], index
             raise concat_error(content, f"messages[{index}].content")
         if spans is not None:
             if not thinks:
-                spans.open(1)
-            spans.field(index, ".content", 2)
-        extend(("<|begin|>assistant", "<|content|>", content, _END))  # L146
+                spans.open(after="<|begin|>assistant")
+            spans.fields(index, ".content")
+        extend(("<|begin|>assistant<|content|>", content, _END))  # L146
     if spans is not None:
         spans.close()
 
@@ -501,9 +519,7 @@ def _render_tool_call(extend: Extend, tool_call: Any, index: int, call_index: in
         raise concat_error(name, f"messages[{index}].tool_calls[{call_index}].function.name")
     if spans is not None:
         path = f"messages[{index}].tool_calls[{call_index}]"
-        spans.source(path + ".id", 1)
-        spans.source(path + ".function.name", 3)
-        spans.source(path + ".function.arguments", 5)
+        spans.line(path + ".id", path + ".function.name", path + ".function.arguments")
     extend((
         "<|tool_call:begin|>", call_id, "<|tool_call:name|>", name, "<|tool_call:args|>",  # L140
         _render_tool_arguments(arguments),  # L141
