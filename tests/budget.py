@@ -30,11 +30,18 @@ FLOOR = 100
 #: Each shared property's examples under ``ci``, summed over every format; ``own``: each of a
 #: format's own properties, summed over every format.
 TOTALS = {
+    # test_format_parity.py
     "realistic": 4000,
     "any_shape": 4000,
     "role_sequences": 4000,
     "pipeline": 800,
+    # tests/test_<format>.py, each property
     "own": 6000,
+    # test_pipeline.py (700 per format across nine formats before this rule)
+    "pipeline_parity": 5600,
+    "continue_final_message": 5600,
+    # test_fuzz.py (1,500 per format across nine before)
+    "fuzz": 12000,
 }
 
 
