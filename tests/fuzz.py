@@ -309,8 +309,10 @@ def sample(strategy: st.SearchStrategy[Any], n: int) -> list[Any]:
 def generated_cases(name: str, n: int, now: datetime) -> list[tuple[Any, ...]]:
     """``n`` reproducible any-shape cases (JSON-like, picklable, moderately sized) of format
     ``name`` as ``(name, messages, variables, now)``."""
+    how = chatformats.get_format(name).tests.variables  # as the format's spec draws them
     variables = st.fixed_dictionaries({}, optional={
-        var: st.one_of(s.tools_any if var in ("tools", "custom_tools") else s.variable_values,
+        var: st.one_of(s.variable_strategy(how[var]) if var in how
+                       else s.tools_any if var in ("tools", "custom_tools") else s.variable_values,
                        s.json_value)
         for var in template_variables(name)
     })

@@ -1,27 +1,18 @@
-"""Hypothesis strategies for the Llama 3.2 Vision formats (Meta's template and its variant read
-the same variables and branch on the same message shapes)."""
+"""Hypothesis strategies and regressions for the Llama 3.2 Vision formats (Meta's templates and
+the variant read the same variables and branch on the same message shapes).  Each format's
+variables are drawn as its spec says (``tests.strategies.format_variables``)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from hypothesis import example
+import pytest
 from hypothesis import strategies as st
 
 from . import strategies as s
 
-llama_tools = st.one_of(s.tools_any, st.lists(st.sampled_from(s.TOOL_SCHEMAS), min_size=1, max_size=2))
-
-llama_variables = s.variables(
-    bos_token=st.one_of(st.just("<|begin_of_text|>"), s.variable_values),
-    tools=llama_tools,
-    custom_tools=llama_tools,
-    tools_in_user_message=s.variable_values,
-    date_string=st.one_of(st.just("26 Jul 2024"), s.variable_values),
-    add_generation_prompt=s.variable_values,
-)
-"""Every variable the template reads, each independently passed or not."""
+llama_tools = s.VARIABLE_STRATEGIES["llama_tools"]
 
 shadowing_variables = s.variables(
     bos_token=st.just("<|begin_of_text|>"),
@@ -122,31 +113,26 @@ def tool_call_messages(draw: st.DrawFn) -> list[Any]:
     return msgs
 
 
-#: Inputs of the any-shape property both of Meta's templates (September and December 2024) are
-#: checked on (line numbers: September's; December's are three lower from L43 on).
-ANY_SHAPE_EXAMPLES: list[tuple[Any, dict[str, Any]]] = [
-    ([], {}),  # messages[0]['role'] of undefined
-    ([{"role": "system", "content": "s"}], {"tools": []}),  # L70
-    ([{"role": "tool"}], {}),  # tojson of undefined content
-    ([{"role": "tool", "content": "x"}], {}),  # string result quoted
-    ([{"role": "user", "content": None}], {}),  # L30 iterates None
-    ([{"role": "system", "content": ["a"]}, {"role": "user"}], {}),  # list repr
-    ([{"role": "assistant", "tool_calls": None}], {}),  # |length of None
-    ([{"role": "assistant", "tool_calls": {False: {"function": {"name": "f"}}}}],
-     {}),  # False == 0: the key is found, arguments undefined
-    (["a tool_calls b"], {}),  # substring test: single tool-calls error
-    ([None], {}),  # 'tool_calls' in None fails
-    (["user"], {}),  # message['role'] undefined
-    ([{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}], {"date_string": 5}),
-    ([{"role": "tool", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}],
-     {}),  # a tool message with tool_calls is a call; a JSON-string argument is quoted
-    ([{"role": "ipython", "content": {"a": float("nan")}}],
-     {"custom_tools": "ab", "tools_in_user_message": 0}),  # tools iterated as characters
+#: Inputs of the shared any-shape property that pinned a behaviour of both of Meta's templates
+#: (September and December 2024), each with what it shows (line numbers: September's;
+#: December's are three lower from L43 on).
+ANY_SHAPE_REGRESSIONS = [
+    pytest.param([], {}, id="messages[0]['role'] of undefined"),
+    pytest.param([{"role": "system", "content": "s"}], {"tools": []}, id="L70"),
+    pytest.param([{"role": "tool"}], {}, id="tojson of undefined content"),
+    pytest.param([{"role": "tool", "content": "x"}], {}, id="a string result quoted"),
+    pytest.param([{"role": "user", "content": None}], {}, id="L30 iterates None"),
+    pytest.param([{"role": "system", "content": ["a"]}, {"role": "user"}], {}, id="a list's repr"),
+    pytest.param([{"role": "assistant", "tool_calls": None}], {}, id="|length of None"),
+    pytest.param([{"role": "assistant", "tool_calls": {False: {"function": {"name": "f"}}}}], {},
+                 id="False == 0: the key is found, arguments undefined"),
+    pytest.param(["a tool_calls b"], {}, id="a substring test: the single tool-calls error"),
+    pytest.param([None], {}, id="'tool_calls' in None fails"),
+    pytest.param(["user"], {}, id="message['role'] undefined"),
+    pytest.param([{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}],
+                 {"date_string": 5}, id="text parts without a string text; date_string a number"),
+    pytest.param([{"role": "tool", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}], {},
+                 id="a tool message with tool_calls is a call; a JSON-string argument is quoted"),
+    pytest.param([{"role": "ipython", "content": {"a": float("nan")}}],
+                 {"custom_tools": "ab", "tools_in_user_message": 0}, id="tools iterated as characters"),
 ]
-
-
-def any_shape_examples(test: Any) -> Any:
-    """``test`` with :data:`ANY_SHAPE_EXAMPLES` as Hypothesis ``@example`` s."""
-    for messages, variables in reversed(ANY_SHAPE_EXAMPLES):
-        test = example(messages=messages, variables=variables)(test)
-    return test

@@ -8,6 +8,7 @@ to one format: a format's own test module composes these.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -271,3 +272,40 @@ def variables(**per_name: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str,
     own = st.fixed_dictionaries({}, optional=per_name)
     with_globals = st.builds(lambda mine, shadowing: {**mine, **shadowing}, own, shadowing_globals)
     return st.one_of(own, own, own, own, own, own, own, with_globals)
+
+
+# ---------------------------------------------------------------- a format's variables, from its spec
+
+#: The shared strategies a spec's ``tests.variables`` names (``chatformats._spec.Tests``).
+VARIABLE_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
+    # a switch the template tests for truth or identity: booleans among the odd values
+    "flag": variable_values,
+    # an OpenAI tools list, or anything else
+    "tools": tools_any,
+    # the same, realistic schemas twice as often (the Llama 3.2 Vision templates: tools and
+    # custom_tools)
+    "llama_tools": st.one_of(tools_any, st.lists(st.sampled_from(TOOL_SCHEMAS), min_size=1, max_size=2)),
+    # the same, and the values a template iterates or tests oddly: "", {}, small integers
+    "tools_or_odd": st.one_of(tools_any, st.just(""), st.just({}), st.integers(-1, 2)),
+}
+
+
+def variable_strategy(how: Any) -> st.SearchStrategy[Any]:
+    """One variable's strategy as a spec states it: the name of a shared strategy
+    (:data:`VARIABLE_STRATEGIES`) or a tuple of realistic values, each drawn (a fresh copy)
+    beside the shared odd values (:data:`variable_values`)."""
+    if isinstance(how, str):
+        return VARIABLE_STRATEGIES[how]
+    return st.one_of(st.sampled_from(tuple(how)).map(copy.deepcopy), variable_values)
+
+
+def format_variables(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Every variable format ``name``'s template reads (its spec's ``variables``), each
+    independently passed or not (:func:`variables`), drawn as its spec's ``tests.variables``
+    says, or with the shared odd values (:data:`variable_values`) where it says nothing."""
+    import chatformats
+
+    fmt = chatformats.get_format(name)
+    how = fmt.tests.variables
+    names = list(fmt.variables) + [v for v in how if v not in fmt.variables]
+    return variables(**{v: variable_strategy(how[v]) if v in how else variable_values for v in names})

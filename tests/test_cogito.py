@@ -1,4 +1,7 @@
-"""Parity of the cogito port with its reference template."""
+"""Parity of the cogito port with its reference template: what is this format's own (its tool
+roles, tool-call turns, tool responses, system block, tool-list cache, cyclic values).  The
+properties every format shares (realistic conversations, any shape, role sequences, the pipeline
+layer, template-line coverage) run in ``test_format_parity.py``."""
 
 from __future__ import annotations
 
@@ -9,22 +12,19 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from . import budget
 from . import strategies as s
-from .parity import assert_parity, assert_template_lines_exercised
+from .parity import assert_parity
 
 NAME = "cogito"
 
-# Every test of this module runs in one xdist worker, so the line-coverage check at the end
-# sees what all of them executed (pyproject: --dist loadgroup).
+# The format's tests share one xdist worker with its shared properties (test_format_parity.py),
+# so the line-coverage check sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
-# Each variable the template reads, independently passed or not, realistic and odd values.
-cogito_variables = s.variables(
-    bos_token=st.one_of(st.just("<|begin_of_text|>"), s.variable_values),
-    tools=st.one_of(s.tools_any, st.just(""), st.just({}), st.integers(-1, 2)),
-    enable_thinking=s.variable_values,
-    add_generation_prompt=s.variable_values,
-)
+# Each variable the template reads, independently passed or not, realistic and odd values, as
+# its spec draws them (chatformats/specs/cogito.py).
+cogito_variables = s.format_variables(NAME)
 
 tool_roles = st.sampled_from(["tool", "ipython", "tool_results"])
 
@@ -108,6 +108,7 @@ realistic_variables = s.variables(
 )
 
 
+@budget.own(NAME)
 @given(messages=realistic_cogito(), variables=realistic_variables)
 @example(messages=[{"role": "system", "content": " Be brief. "}, {"role": "user", "content": " hi "}],
          variables={"bos_token": "<|begin_of_text|>", "enable_thinking": True, "add_generation_prompt": True})
@@ -116,20 +117,30 @@ def test_realistic_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@given(messages=s.adversarial_messages, variables=cogito_variables)
-@example(messages=[], variables={})  # messages[0]['role'] of an empty list: undefined['role'] fails
-@example(messages=["x"], variables={})  # a non-dict message has no role to concatenate (L54)
-@example(messages=[{"role": "user"}], variables={"bos_token": None})  # bos_token renders "None"
-@example(messages=[{"role": "user", "content": None}], variables={})  # iterating None (L60)
-@example(messages=[{"role": "system", "content": None}], variables={})  # None|trim is "None"
-@example(messages=[{"role": "system", "content": ["a"]}], variables={"enable_thinking": 1})
-@example(messages=[{"role": 1, "content": "x"}], variables={})  # non-string role (L54)
-@example(messages=[{"role": "system", "content": 10**5000}], variables={})  # str() of a too-long int fails
-@example(messages=[{"role": "assistant", "tool_calls": [{"function": [10**5000]}]}], variables={})  # so does tojson
-def test_any_shape(messages, variables):
+# ---------------------------------------------------------------- regressions
+
+#: Inputs that pinned a behaviour of this template (found by the shared properties, or written to
+#: show a branch), each with what it shows.
+REGRESSIONS = [
+    pytest.param([], {}, id="messages[0]['role'] of an empty list: undefined['role'] fails"),
+    pytest.param(["x"], {}, id="a non-dict message has no role to concatenate (L54)"),
+    pytest.param([{"role": "user"}], {"bos_token": None}, id="bos_token None renders 'None'"),
+    pytest.param([{"role": "user", "content": None}], {}, id="iterating None content (L60)"),
+    pytest.param([{"role": "system", "content": None}], {}, id="None|trim is 'None'"),
+    pytest.param([{"role": "system", "content": ["a"]}], {"enable_thinking": 1}, id="a list system content"),
+    pytest.param([{"role": 1, "content": "x"}], {}, id="a non-string role (L54)"),
+    pytest.param([{"role": "system", "content": 10**5000}], {}, id="str() of a too-long int fails"),
+    pytest.param([{"role": "assistant", "tool_calls": [{"function": [10**5000]}]}], {},
+                 id="so does tojson of one"),
+]
+
+
+@pytest.mark.parametrize("messages, variables", REGRESSIONS)
+def test_regressions(messages: Any, variables: dict[str, Any]) -> None:
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(messages=cogito_conversation(), variables=cogito_variables)
 @example(messages=[{"role": "assistant", "content": "x", "tool_calls": []}], variables={})  # unclosed [
 @example(messages=[{"role": "user", "content": "x", "tool_calls": ""}], variables={})  # unclosed [, any role
@@ -161,15 +172,6 @@ def test_message_cases(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@given(
-    messages=st.lists(s.message(roles=st.one_of(tool_roles, st.sampled_from(["user", "assistant", "system"]))),
-                      max_size=6),
-    variables=cogito_variables,
-)
-def test_role_sequences(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
 text_contents = st.one_of(s.texts, st.lists(s.content_part(), max_size=3))
 
 
@@ -194,6 +196,7 @@ def tool_call_turn(draw: st.DrawFn) -> list[Any]:
     return msgs + [turn]
 
 
+@budget.own(NAME)
 @given(messages=tool_call_turn(), variables=realistic_variables)
 def test_tool_call_turns(messages, variables):
     assert_parity(NAME, messages, variables)
@@ -214,11 +217,13 @@ def tool_response_turn(draw: st.DrawFn) -> list[Any]:
     return msgs
 
 
+@budget.own(NAME)
 @given(messages=tool_response_turn(), variables=realistic_variables)
 def test_tool_responses(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(
     system=st.one_of(st.none(), s.texts, s.json_value, st.lists(s.content_part(), max_size=2)),
     has_system=st.integers(0, 3),
@@ -250,6 +255,7 @@ _LOOKALIKE_TOOLS = [
 ]
 
 
+@budget.own(NAME)
 @given(tools=st.lists(st.sampled_from(_LOOKALIKE_TOOLS), min_size=1, max_size=4))
 def test_tool_list_cache(tools):
     for variant in tools:
@@ -270,13 +276,10 @@ def _cyclic_cases() -> list[tuple[list[Any], dict[str, Any]]]:
     ]
 
 
+@budget.own(NAME)
 @given(case=st.sampled_from(_cyclic_cases()))
 def test_cyclic_values(case):
     """Cyclic data is JSON-like to chatformats: ``|trim`` renders its repr (``[[...]]``),
     ``tojson`` fails on it, iterating it terminates."""
     messages, variables = case
     assert_parity(NAME, messages, variables)
-
-
-def test_template_lines_exercised():
-    assert_template_lines_exercised(NAME)

@@ -23,14 +23,8 @@ PORTED = golden.ported_formats()
 
 # ---------------------------------------------------------------- the fuzz property
 
-#: Examples per format: 1,500 under the default ``ci`` profile (nine formats: 13,500 in all; 3,000
-#: per format across eight before spans and the audit joined the budget), the profile's own
-#: count under ``deep`` (100,000), and the quick count under ``dev``.
-from .conftest import ci_profile  # noqa: E402
-
-CI = ci_profile()
-
-FUZZ_EXAMPLES = 1_500 if CI else settings.default.max_examples
+#: Examples per format: its share of ``TOTALS["fuzz"]`` under ``ci`` (``tests/budget.py``).
+from . import budget  # noqa: E402
 
 #: Every variable any template reads; each format also gets the others' (unused) names.
 ALL_VARIABLES = sorted({v for name in chatformats.formats() for v in fuzz.template_variables(name)})
@@ -49,23 +43,32 @@ def render_any(name: str, messages: Any, variables: dict[str, Any]) -> str | Cha
 
 
 @pytest.mark.parametrize("name", PORTED)
-@settings(max_examples=FUZZ_EXAMPLES)
-@given(messages=fuzz.any_messages, variables=any_variables)
-@example(messages={"role": "user", "content": "not a list"}, variables={})
-@example(messages=[{"role": 3, "content": None}, {"role": ["user"], "content": {"a": 1}}], variables={})
-@example(messages=[[{"role": "user"}], "user", None, 1.5], variables={"tools": 7})
-@example(messages=[{"role": "user", "content": "x" * 1_000_000}], variables={"add_generation_prompt": "yes"})
-@example(messages=[{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": fuzz.deep(3_000, "mixed")}}]},
-                   {"role": "user", "content": "q"}], variables={})
-@example(messages=[{"role": "user", "content": "q"}],
-         variables={"tools": [{"type": "object", "properties": fuzz.deep(3_000, "dict")}]})
-@example(messages=[fuzz.cyclic("message"), {"role": "user", "content": "q"}], variables={"tools": [fuzz.cyclic("list")]})
-@example(messages=[{"role": "user", "content": "q"}], variables={"tools": [{1, 2}]})
-@example(messages=[{"role": "user", "content": fuzz.FOREIGN[6]}], variables={})
-@example(messages=[{"role": "tool", "content": None}, {"role": "tool", "tool_call_id": ("a",)}],
-         variables={var: None for var in ALL_VARIABLES})
-@example(messages=[{"role": "user", "content": "q"}], variables={var: {"a": [1]} for var in ALL_VARIABLES})
-def test_any_input_gives_text_or_chatformaterror(name: str, messages: Any, variables: dict[str, Any]) -> None:
+def test_any_input_gives_text_or_chatformaterror(name: str) -> None:
+    @settings(max_examples=budget.examples(name, "fuzz"))
+    @given(messages=fuzz.any_messages, variables=any_variables)
+    @example(messages={"role": "user", "content": "not a list"}, variables={})
+    @example(messages=[{"role": 3, "content": None}, {"role": ["user"], "content": {"a": 1}}], variables={})
+    @example(messages=[[{"role": "user"}], "user", None, 1.5], variables={"tools": 7})
+    @example(messages=[{"role": "user", "content": "x" * 1_000_000}], variables={"add_generation_prompt": "yes"})
+    @example(messages=[{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": fuzz.deep(3_000, "mixed")}}]},
+                       {"role": "user", "content": "q"}], variables={})
+    @example(messages=[{"role": "user", "content": "q"}],
+             variables={"tools": [{"type": "object", "properties": fuzz.deep(3_000, "dict")}]})
+    @example(messages=[fuzz.cyclic("message"), {"role": "user", "content": "q"}], variables={"tools": [fuzz.cyclic("list")]})
+    @example(messages=[{"role": "user", "content": "q"}], variables={"tools": [{1, 2}]})
+    @example(messages=[{"role": "user", "content": fuzz.FOREIGN[6]}], variables={})
+    @example(messages=[{"role": "tool", "content": None}, {"role": "tool", "tool_call_id": ("a",)}],
+             variables={var: None for var in ALL_VARIABLES})
+    @example(messages=[{"role": "user", "content": "q"}], variables={var: {"a": [1]} for var in ALL_VARIABLES})
+    def check(messages: Any, variables: dict[str, Any]) -> None:
+        any_input_gives_text_or_chatformaterror(name, messages, variables)
+
+    check()
+
+
+def any_input_gives_text_or_chatformaterror(name: str, messages: Any, variables: dict[str, Any]) -> None:
+    """Any input: a text or a ChatFormatError, the right one for input that is not JSON-like or
+    nested beyond the limit."""
     messages, variables = fuzz.expand(messages), fuzz.expand(variables)
     outcome = render_any(name, messages, variables)
     note(f"outcome: {outcome!r}"[:2000])

@@ -1,4 +1,7 @@
-"""Parity of the llama-3.2-vision-variant port with its reference template."""
+"""Parity of the llama-3.2-vision-variant port with its reference template: what is this format's
+own (its conversations, images and the system message, tool calls, shadowed names, the indented
+``tojson``).  The properties every format shares (realistic conversations, any shape, role
+sequences, the pipeline layer, template-line coverage) run in ``test_format_parity.py``."""
 
 from __future__ import annotations
 
@@ -11,20 +14,70 @@ from hypothesis import strategies as st
 from chatformats import ChatFormatError
 from chatformats._jinja import MISSING, tojson_indented
 
+from . import budget
 from . import strategies as s
-from .llama_vision import (image_and_system, llama_conversation, llama_roles, llama_variables,
-                           shadowing_variables, tool_call_messages)
-from .parity import assert_parity, assert_template_lines_exercised
+from .llama_vision import (image_and_system, llama_conversation, llama_roles, shadowing_variables,
+                           tool_call_messages)
+from .parity import assert_parity
 
 NAME = "llama-3.2-vision-variant"
 
-# Every test of this module runs in one xdist worker, so the line-coverage check at the end
-# sees what all of them executed (pyproject: --dist loadgroup).
+# The format's tests share one xdist worker with its shared properties (test_format_parity.py),
+# so the line-coverage check sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
+
+# The template's variables as its spec draws them (chatformats/specs/llama3_2_vision.py).
+llama_variables = s.format_variables(NAME)
+
+# ---------------------------------------------------------------- regressions
+
+#: Inputs that pinned a behaviour of this template (found by the shared properties, or written to
+#: show a branch), each with what it shows.
+REGRESSIONS = [
+    pytest.param([], {}, id="messages[0]['role'] of undefined"),
+    pytest.param([{"role": "system", "content": "s"}], {"tools": []}, id="L76"),
+    pytest.param([{"role": "tool"}], {}, id="tojson of undefined content"),
+    pytest.param([{"role": "tool", "content": "x"}], {}, id="a string result quoted"),
+    pytest.param([{"role": "user", "content": None}], {}, id="L35 iterates None"),
+    pytest.param([{"role": "system", "content": None}, {"role": "user"}], {}, id="the system message not scanned"),
+    pytest.param([{"role": "system", "content": ["a"]}, {"role": "user"}], {}, id="a list's repr"),
+    pytest.param([{"role": "user", "content": [{"type": "image"}]}, {"role": "user", "content": 3}], {},
+                 id="the scan goes on after an image"),
+    pytest.param([{"role": "assistant", "tool_calls": None}], {}, id="|length of None"),
+    pytest.param([{"role": "assistant", "tool_calls": "f"}], {}, id="tool_calls one character"),
+    pytest.param([{"role": "assistant", "tool_calls": {0: {"function": {"name": "f", "arguments": 1}}}}], {},
+                 id="a one-key mapping indexed by 0"),
+    pytest.param([{"role": "assistant", "tool_calls": {False: {"function": {"name": "f"}}}}], {},
+                 id="False == 0: the key is found, arguments undefined"),
+    pytest.param(["a tool_calls b"], {}, id="a substring test: the single tool-calls error"),
+    pytest.param([["tool_calls"]], {}, id="a list message holding 'tool_calls'"),
+    pytest.param([None], {}, id="'tool_calls' in None fails"),
+    pytest.param(["user"], {}, id="message['role'] undefined"),
+    pytest.param([{"role": "user", "content": {"type": "image"}}], {}, id="a mapping content: its keys only"),
+    pytest.param([{"role": "user", "content": "image"}], {"tools": None, "custom_tools": [1]},
+                 id="a string content holding 'image'; custom_tools when tools is None"),
+    pytest.param([{"role": "user", "content": "x"}], {"bos_token": 10**5000}, id="str() of a too-long int fails"),
+    pytest.param([{"role": "user", "content": "x"}], {"tools": [{"n": 10**5000}]}, id="so does tojson of one"),
+    pytest.param([{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}],
+                 {"date_string": 5}, id="text parts without a string text; date_string a number"),
+    pytest.param(({"role": "system", "content": "s"}, {"role": "user", "content": ("a", {"type": "text", "text": "t"})}),
+                 {}, id="tuples: messages[1:] and a tuple content"),
+    pytest.param([{"role": "tool", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}], {},
+                 id="a tool message with tool_calls is a call; a JSON-string argument is quoted"),
+    pytest.param([{"role": "ipython", "content": {"a": float("nan")}}],
+                 {"custom_tools": "ab", "tools_in_user_message": 0}, id="tools iterated as characters"),
+]
+
+
+@pytest.mark.parametrize("messages, variables", REGRESSIONS)
+def test_regressions(messages, variables):
+    assert_parity(NAME, messages, variables)
+
 
 # ---------------------------------------------------------------- properties
 
 
+@budget.own(NAME)
 @given(messages=llama_conversation(), variables=llama_variables)
 @example(messages=[{"role": "user", "content": "hi"}],
          variables={"bos_token": "<|begin_of_text|>", "add_generation_prompt": True})
@@ -36,52 +89,7 @@ def test_realistic_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@given(messages=s.realistic_conversation(), variables=llama_variables)
-def test_shared_realistic_conversations(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@given(messages=s.adversarial_messages, variables=llama_variables)
-@example(messages=[], variables={})  # messages[0]['role'] of undefined
-@example(messages=[{"role": "system", "content": "s"}], variables={"tools": []})  # L76
-@example(messages=[{"role": "tool"}], variables={})  # tojson of undefined content
-@example(messages=[{"role": "tool", "content": "x"}], variables={})  # string result quoted
-@example(messages=[{"role": "user", "content": None}], variables={})  # L35 iterates None
-@example(messages=[{"role": "system", "content": None}, {"role": "user"}], variables={})  # system not scanned
-@example(messages=[{"role": "system", "content": ["a"]}, {"role": "user"}], variables={})  # list repr
-@example(messages=[{"role": "user", "content": [{"type": "image"}]}, {"role": "user", "content": 3}],
-         variables={})  # the scan goes on after an image
-@example(messages=[{"role": "assistant", "tool_calls": None}], variables={})  # |length of None
-@example(messages=[{"role": "assistant", "tool_calls": "f"}], variables={})  # one character
-@example(messages=[{"role": "assistant", "tool_calls": {0: {"function": {"name": "f", "arguments": 1}}}}],
-         variables={})  # a one-key mapping indexed by 0
-@example(messages=[{"role": "assistant", "tool_calls": {False: {"function": {"name": "f"}}}}],
-         variables={})  # False == 0: the key is found, arguments undefined
-@example(messages=["a tool_calls b"], variables={})  # substring test: single tool-calls error
-@example(messages=[["tool_calls"]], variables={})
-@example(messages=[None], variables={})  # 'tool_calls' in None fails
-@example(messages=["user"], variables={})  # message['role'] undefined
-@example(messages=[{"role": "user", "content": {"type": "image"}}], variables={})  # mapping: keys only
-@example(messages=[{"role": "user", "content": "image"}], variables={"tools": None, "custom_tools": [1]})
-@example(messages=[{"role": "user", "content": "x"}], variables={"bos_token": 10**5000})  # str() fails
-@example(messages=[{"role": "user", "content": "x"}], variables={"tools": [{"n": 10**5000}]})
-@example(messages=[{"role": "u", "content": ["t", {"type": "text"}, {"type": "text", "text": None}]}],
-         variables={"date_string": 5})
-@example(messages=({"role": "system", "content": "s"}, {"role": "user", "content": ("a", {"type": "text", "text": "t"})}),
-         variables={})  # tuples: messages[1:] and a tuple content
-@example(messages=[{"role": "tool", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}],
-         variables={})  # a tool message with tool_calls is a call; a JSON-string argument is quoted
-@example(messages=[{"role": "ipython", "content": {"a": float("nan")}}],
-         variables={"custom_tools": "ab", "tools_in_user_message": 0})  # tools iterated as characters
-def test_any_shape(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@given(messages=st.lists(s.message(roles=llama_roles), max_size=6), variables=llama_variables)
-def test_role_sequences(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
+@budget.own(NAME)
 @given(messages=image_and_system(), variables=llama_variables)
 @example(messages=[{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}],
          variables={})  # L44
@@ -93,6 +101,7 @@ def test_images_and_system(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(messages=tool_call_messages(), variables=llama_variables)
 @example(messages=[{"role": "user", "content": "q"},
                    {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}},
@@ -104,6 +113,7 @@ def test_tool_calls(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(messages=st.one_of(llama_conversation(), st.lists(s.message(roles=llama_roles), max_size=4)),
        variables=shadowing_variables)
 @example(messages=[{"role": "user", "content": "hi"}], variables={"strftime_now": None})  # L14 fails
@@ -116,6 +126,7 @@ def test_shadowed_names(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(value=st.one_of(s.json_values(max_leaves=20), st.sampled_from(s.TOOL_SCHEMAS)),
        indent=st.integers(0, 4))
 @example(value={1: [], 1.5: {}, True: (), False: "x", None: float("nan"), "k": [float("-inf"), 10**30]},
@@ -135,11 +146,3 @@ def test_tojson_indented_failures():
     with pytest.raises(ChatFormatError):
         tojson_indented(MISSING, 4)
 
-
-def test_template_lines_exercised():
-    assert_template_lines_exercised(NAME, unreachable={
-        16: "strftime_now is always defined: transformers' global, or a caller's variable "
-            "of that name (any JSON value is defined; calling it fails at line 14)",
-        122: "a tool/ipython message reaching the loop had its content iterated by the line 35 "
-             "image scan, which fails for every non-iterable value (None, numbers, booleans)",
-    })

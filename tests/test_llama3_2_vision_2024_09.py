@@ -1,36 +1,47 @@
 """Parity of the llama-3.2-vision-2024-09 port (Meta's September 2024 Llama 3.2 Vision
-template) with its reference template.
+template) with its reference template: what is this format's own (the Llama strategies of
+``tests/llama_vision.py``, its regressions, its alias).  The properties every format shares run
+in ``test_format_parity.py``.
 
-The port shares its logic with the source-document variant's (``test_llama3_2_vision.py``,
-which runs the same strategies at full size), so these properties run fewer examples each;
-every line of this template is still exercised here, by this module's own renders.
+The port shares its logic with the source-document variant's (``test_llama3_2_vision.py``), so
+its spec gives it half a format's weight in the example budget (``tests/budget.py``).
 """
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import chatformats
 from chatformats._registry import ALIASES
 
+from . import budget
 from . import strategies as s
-from .llama_vision import (any_shape_examples, image_and_system, llama_conversation, llama_roles,
-                           llama_variables, shadowing_variables, tool_call_messages)
-from .parity import assert_parity, assert_template_lines_exercised
+from .llama_vision import (ANY_SHAPE_REGRESSIONS, image_and_system, llama_conversation, llama_roles,
+                           shadowing_variables, tool_call_messages)
+from .parity import assert_parity
 
 NAME = "llama-3.2-vision-2024-09"
 
-# Every test of this module runs in one xdist worker, so the line-coverage check at the end
-# sees what all of them executed (pyproject: --dist loadgroup).
+# The format's tests share one xdist worker with its shared properties (test_format_parity.py),
+# so the line-coverage check sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
-# Sized for the CI budget: the shared logic already runs at full size through the variant.
-EXAMPLES = settings(max_examples=250)
+# The template's variables as its spec draws them (chatformats/specs/llama3_2_vision_2024_09.py).
+llama_variables = s.format_variables(NAME)
+
+#: Inputs that pinned a behaviour of this template (found by the shared properties, or written to
+#: show a branch), each with what it shows.
+REGRESSIONS = [*ANY_SHAPE_REGRESSIONS]
 
 
-@EXAMPLES
+@pytest.mark.parametrize("messages, variables", REGRESSIONS)
+def test_regressions(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@budget.own(NAME)
 @given(messages=llama_conversation(), variables=llama_variables)
 @example(messages=[{"role": "user", "content": "hi"}],
          variables={"bos_token": "<|begin_of_text|>", "add_generation_prompt": True})
@@ -43,26 +54,7 @@ def test_realistic_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@EXAMPLES
-@given(messages=s.realistic_conversation(), variables=llama_variables)
-def test_shared_realistic_conversations(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@EXAMPLES
-@given(messages=s.adversarial_messages, variables=llama_variables)
-@any_shape_examples
-def test_any_shape(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@EXAMPLES
-@given(messages=st.lists(s.message(roles=llama_roles), max_size=6), variables=llama_variables)
-def test_role_sequences(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@EXAMPLES
+@budget.own(NAME)
 @given(messages=image_and_system(), variables=llama_variables)
 @example(messages=[{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}],
          variables={})  # L39
@@ -74,7 +66,7 @@ def test_images_and_system(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@EXAMPLES
+@budget.own(NAME)
 @given(messages=tool_call_messages(), variables=llama_variables)
 @example(messages=[{"role": "user", "content": "q"},
                    {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}},
@@ -86,7 +78,7 @@ def test_tool_calls(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@EXAMPLES
+@budget.own(NAME)
 @given(messages=st.one_of(llama_conversation(), st.lists(s.message(roles=llama_roles), max_size=4)),
        variables=shadowing_variables)
 @example(messages=[{"role": "user", "content": "hi"}], variables={"strftime_now": None})  # L10 fails
@@ -107,11 +99,3 @@ def test_the_family_name_is_an_alias():
     current, about = ALIASES["llama-3.2-vision"]
     assert current == NAME and "llama-3.2-vision-variant" in about
 
-
-def test_template_lines_exercised():
-    assert_template_lines_exercised(NAME, unreachable={
-        12: "strftime_now is always defined: transformers' global, or a caller's variable "
-            "of that name (any JSON value is defined; calling it fails at line 10)",
-        115: "a tool/ipython message reaching the loop had its content iterated by the line 30 "
-             "image scan, which fails for every non-iterable value (None, numbers, booleans)",
-    })

@@ -1,10 +1,10 @@
 """Parity of the llama-3.2-vision-2024-12 port (Meta's December 2024 Llama 3.2 Vision template: a
 system message renders alongside images) with its reference template, at the template layer
-(jinja2 oracle) and the pipeline layer (transformers), and the spans laws on its renders.
+(jinja2 oracle) and the pipeline layer (transformers), and its assistant ranges: what is this
+format's own.  The properties every format shares run in ``test_format_parity.py``.
 
 The template is the September 2024 one with one rule changed, so the properties reuse that
-format's strategies (``tests/llama_vision.py``) at a size for the CI budget; every line of this
-template is exercised here, by this module's own renders.
+format's strategies (``tests/llama_vision.py``).
 """
 
 from __future__ import annotations
@@ -15,28 +15,35 @@ from hypothesis import strategies as st
 
 import chatformats
 
+from . import budget
 from . import strategies as s
-from .llama_vision import (any_shape_examples, image_and_system, llama_conversation, llama_roles,
-                           llama_variables, shadowing_variables, tool_call_messages)
+from .llama_vision import (ANY_SHAPE_REGRESSIONS, image_and_system, llama_conversation, llama_roles,
+                           shadowing_variables, tool_call_messages)
 from .oracle import FIXED_NOW
-from .parity import assert_parity, assert_template_lines_exercised
+from .parity import assert_parity
 from .test_pipeline import assert_pipeline_parity
 
 NAME = "llama-3.2-vision-2024-12"
 
-# Every test of this module runs in one xdist worker, so the line-coverage check at the end
-# sees what all of them executed (pyproject: --dist loadgroup).
+# The format's tests share one xdist worker with its shared properties (test_format_parity.py),
+# so the line-coverage check sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
-
-def examples(ci: int) -> int:
-    """``ci`` examples under the ``ci`` profile (sized for the suite's time budget), fewer under
-    ``dev``, the profile's own count under ``deep``."""
-    profile = settings.default.max_examples
-    return min(profile, ci) if profile <= 2000 else profile
+# The template's variables as its spec draws them (chatformats/specs/llama3_2_vision_2024_12.py).
+llama_variables = s.format_variables(NAME)
 
 
-@settings(max_examples=examples(150))
+#: Inputs that pinned a behaviour of this template (found by the shared properties, or written to
+#: show a branch), each with what it shows.
+REGRESSIONS = [*ANY_SHAPE_REGRESSIONS]
+
+
+@pytest.mark.parametrize("messages, variables", REGRESSIONS)
+def test_regressions(messages, variables):
+    assert_parity(NAME, messages, variables)
+
+
+@budget.own(NAME)
 @given(messages=llama_conversation(), variables=llama_variables)
 @example(messages=[{"role": "user", "content": "hi"}],
          variables={"bos_token": "<|begin_of_text|>", "add_generation_prompt": True})
@@ -49,26 +56,7 @@ def test_realistic_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=examples(100))
-@given(messages=s.realistic_conversation(), variables=llama_variables)
-def test_shared_realistic_conversations(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@settings(max_examples=examples(200))
-@given(messages=s.adversarial_messages, variables=llama_variables)
-@any_shape_examples
-def test_any_shape(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@settings(max_examples=examples(100))
-@given(messages=st.lists(s.message(roles=llama_roles), max_size=6), variables=llama_variables)
-def test_role_sequences(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
-@settings(max_examples=examples(250))
+@budget.own(NAME)
 @given(messages=image_and_system(), variables=llama_variables)
 @example(messages=[{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}],
          variables={})  # L40: a supplied system message renders alongside an image
@@ -82,7 +70,7 @@ def test_images_and_system(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=examples(100))
+@budget.own(NAME)
 @given(messages=tool_call_messages(), variables=llama_variables)
 @example(messages=[{"role": "user", "content": "q"},
                    {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}},
@@ -94,7 +82,7 @@ def test_tool_calls(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=examples(100))
+@budget.own(NAME)
 @given(messages=st.one_of(llama_conversation(), st.lists(s.message(roles=llama_roles), max_size=4)),
        variables=shadowing_variables)
 @example(messages=[{"role": "user", "content": "hi"}], variables={"strftime_now": None})  # L10 fails
@@ -106,12 +94,13 @@ def test_shadowed_names(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=examples(100))
+@settings(max_examples=budget.examples(NAME, "pipeline"))
 @given(messages=st.one_of(llama_conversation(), image_and_system()), tools=s.tools_any,
        add_generation_prompt=st.booleans())
 @example(messages=[{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}],
          tools=None, add_generation_prompt=True)
-def test_pipeline_layer(messages, tools, add_generation_prompt):
+def test_pipeline_layer_images(messages, tools, add_generation_prompt):
+    """The pipeline layer on Llama conversations, images and system messages."""
     assert_pipeline_parity(NAME, messages, {"tools": tools, "add_generation_prompt": add_generation_prompt})
 
 
@@ -142,11 +131,3 @@ def test_the_september_text_raises_where_this_one_renders():
     rendered = assert_parity(NAME, messages, {"add_generation_prompt": True}).text
     assert rendered is not None and "Describe tersely.<|eot_id|>" in rendered
 
-
-def test_template_lines_exercised():
-    assert_template_lines_exercised(NAME, unreachable={
-        12: "strftime_now is always defined: transformers' global, or a caller's variable "
-            "of that name (any JSON value is defined; calling it fails at line 10)",
-        112: "a tool/ipython message reaching the loop had its content iterated by the line 32 "
-             "image scan, which fails for every non-iterable value (None, numbers, booleans)",
-    })

@@ -1,4 +1,7 @@
-"""Parity of the minicpm-v-4.6-thinking port with its reference template."""
+"""Parity of the minicpm-v-4.6-thinking port with its reference template: what is this format's
+own (its conversations, its template branches, assistant turns, tool sequences, variables, fixed
+cases and spans).  The properties every format shares (realistic conversations, any shape, role
+sequences, the pipeline layer, template-line coverage) run in ``test_format_parity.py``."""
 
 from __future__ import annotations
 
@@ -11,28 +14,21 @@ from hypothesis import strategies as st
 
 import chatformats
 
-from . import oracle
+from . import budget, oracle
 from . import strategies as s
-from .parity import assert_parity, assert_template_lines_exercised
+from .parity import assert_parity
 
 NAME = "minicpm-v-4.6-thinking"
 
-# Every test of this module runs in one xdist worker, so the line-coverage check at the end
-# sees what all of them executed (pyproject: --dist loadgroup).
+# The format's tests share one xdist worker with its shared properties (test_format_parity.py),
+# so the line-coverage check sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
 # ---------------------------------------------------------------- format-specific strategies
 
-# `enable_thinking is false` is identity with False: 0, None, "" and "false" must not count.
-thinking_values = st.one_of(
-    st.booleans(), st.sampled_from([None, 0, 1, 0.0, "", "false", "False", [], {}]), s.variable_values
-)
-
-minicpm_variables = s.variables(
-    tools=s.tools_any,
-    add_generation_prompt=s.variable_values,
-    enable_thinking=thinking_values,
-)
+# The template's variables as its spec draws them (chatformats/specs/minicpm_v4_6_thinking.py):
+# `enable_thinking is false` is identity with False, so 0, None, "" and "false" must not count.
+minicpm_variables = s.format_variables(NAME)
 
 # Parts aimed at render_content's tests: `'image' in item` on dicts, strings, lists and
 # scalars, `item.type` and `item.text` on non-dicts.
@@ -169,31 +165,45 @@ def minicpm_realistic(draw: st.DrawFn) -> list[dict[str, Any]]:
             msgs.append(final)
     return msgs
 
+# ---------------------------------------------------------------- regressions
+
+#: Inputs that pinned a behaviour of this template (found by the shared properties, or written to
+#: show a branch), each with what it shows.
+REGRESSIONS = [
+    pytest.param([{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"},
+                  {"role": "assistant", "content": "<think>r</think>\n\nok"}],
+                 {"add_generation_prompt": True}, id="a think split in the last turn"),
+    pytest.param([], {}, id="no messages: no user query"),
+    pytest.param([], {"tools": [{"a": 1}]}, id="tools and no messages"),
+    pytest.param([{"role": "tool", "content": "x"}], {}, id="a tool response alone: no user query"),
+    pytest.param([{"role": "user", "content": "<tool_response>x</tool_response>"}], {},
+                 id="a wrapped tool response is not a query"),
+]
+
+
+@pytest.mark.parametrize("messages, variables", REGRESSIONS)
+def test_regressions(messages: Any, variables: dict[str, Any]) -> None:
+    assert_parity(NAME, messages, variables)
+
+
 # ---------------------------------------------------------------- properties
 
 
+@budget.own(NAME)
 @given(messages=minicpm_realistic(), variables=minicpm_variables)
 def test_minicpm_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@given(messages=s.realistic_conversation(), variables=minicpm_variables)
-@example(messages=[{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"},
-                   {"role": "assistant", "content": "<think>r</think>\n\nok"}],
-         variables={"add_generation_prompt": True})
-def test_realistic_conversations(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
+@budget.own(NAME)
 @given(messages=with_user_query(s.adversarial_messages), variables=minicpm_variables)
-@example(messages=[], variables={})
-@example(messages=[], variables={"tools": [{"a": 1}]})
-@example(messages=[{"role": "tool", "content": "x"}], variables={})
-@example(messages=[{"role": "user", "content": "<tool_response>x</tool_response>"}], variables={})
-def test_any_shape(messages, variables):
+def test_any_shape_with_a_query(messages, variables):
+    """Messages of any shape that usually hold a real user query, so the template gets past
+    L69-71 (the shared any-shape property mostly stops there)."""
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(messages=minicpm_conversations, variables=minicpm_variables)
 @example(messages=[{"role": "user", "content": ["an image", "video", "text", {"text": None}]}], variables={})
 @example(messages=[{"role": "user", "content": [5]}], variables={})
@@ -226,6 +236,7 @@ def test_the_templates_own_errors(messages):
     assert_parity(NAME, messages, {})
 
 
+@budget.own(NAME)
 @given(messages=with_user_query(st.lists(st.fixed_dictionaries(
     {"role": st.just("assistant")},
     optional={"content": st.one_of(s.texts, s.texts, minicpm_contents),
@@ -264,6 +275,7 @@ tool_sequence_messages = st.one_of(
 )
 
 
+@budget.own(NAME)
 @given(messages=with_user_query(st.lists(tool_sequence_messages, max_size=8)), variables=minicpm_variables)
 @example(messages=[{"role": "tool", "content": "r"}, {"role": "user", "content": "q"}], variables={})
 @example(messages=[{"role": "user", "content": "q"}, {}, {"role": "tool", "content": "r"}], variables={})
@@ -275,6 +287,7 @@ def test_tool_sequences(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(variables=minicpm_variables)
 @example(variables={"add_generation_prompt": True, "enable_thinking": 0})
 @example(variables={"add_generation_prompt": True, "enable_thinking": None})
@@ -319,15 +332,12 @@ FIXED_CASES = [
 ]
 
 
+@budget.own(NAME)
 @given(case=st.sampled_from(FIXED_CASES))
 def test_fixed_cases(case):
     """Inputs Hypothesis does not build (every case runs: sampled_from is exhausted)."""
     messages, variables = case
     assert_parity(NAME, messages, variables)
-
-
-def test_template_lines_exercised():
-    assert_template_lines_exercised(NAME)
 
 
 # ---------------------------------------------------------------- spans: one example per branch

@@ -357,19 +357,29 @@ documents = st.one_of(
 
 # ------------------------------------------------------------------ template variables
 
-template_variables = s.variables(
-    enable_thinking=s.variable_values,
-    reasoning_effort=st.one_of(st.sampled_from(["low", "minimal", "high"]), s.variable_values),
-    think_render_option=st.one_of(st.sampled_from(["all", "lastthink", "none"]), s.variable_values),
-    default_system_prompt=s.variable_values,
-    response_format=s.variable_values,
-    tools_in_user_message=s.variable_values,
-    date_string=s.variable_values,
-    custom_tools=s.tools_any,
-    bos_token=st.one_of(st.just("<s>"), s.variable_values),
-    eos_token=st.one_of(st.just("</s>"), st.just(Str("<eos>"))),
-    pad_token=s.variable_values,
-)
+def _spec_variables() -> dict[str, st.SearchStrategy[Any]]:
+    """Every variable some format's template reads, but those the call passes itself (``tools``,
+    ``add_generation_prompt``), drawn as each spec that reads it says
+    (:func:`tests.strategies.format_variables`): every format gets every format's variables."""
+    hows: Dict[str, list] = {}
+    for name in FORMATS:
+        fmt = chatformats.get_format(name)
+        for var in fmt.variables:
+            if var not in ("tools", "add_generation_prompt"):
+                hows.setdefault(var, []).append(fmt.tests.variables.get(var))
+    return {var: st.one_of(*(s.variable_values if how is None else s.variable_strategy(how) for how in ways))
+            for var, ways in sorted(hows.items())}
+
+
+_SPEC_VARIABLES = _spec_variables()
+
+template_variables = s.variables(**{
+    **_SPEC_VARIABLES,
+    # the tokenizer's special tokens, overridden by the caller
+    "bos_token": st.one_of(st.just("<s>"), _SPEC_VARIABLES.get("bos_token", s.variable_values)),
+    "eos_token": st.one_of(st.just("</s>"), st.just(Str("<eos>"))),
+    "pad_token": s.variable_values,
+})
 
 continue_values = st.one_of(
     st.just(False), st.just(False), st.just(True), st.just(True),
@@ -500,46 +510,48 @@ def _compare(name: str, messages: Any, kwargs: Dict[str, Any], expected: Outcome
 
 # ------------------------------------------------------------------ the properties
 
-#: Examples per format of the two pipeline properties under the ``ci`` profile (2,000 per
-#: property across five formats before the originals, 1,250 across eight, 700 across nine with
-#: spans and the audit in the same budget); the profile's own count under ``dev`` and ``deep``.
-from .conftest import ci_profile  # noqa: E402
-
-CI = ci_profile()
-
-PER_FORMAT = 700 if CI else settings.default.max_examples
+#: Examples per format of the two pipeline properties: its share of ``TOTALS["pipeline_parity"]``
+#: and ``TOTALS["continue_final_message"]`` under ``ci`` (``tests/budget.py``).
+from . import budget  # noqa: E402
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=PER_FORMAT)
-@given(args=call_arguments())
-# raise_exception is a function of transformers' module: its failure is the template's, not the
-# pipeline's (the llama-3.2-vision formats raise on two tool calls)
-@example(args=([{"role": "assistant", "tool_calls": [{"function": {"name": "f"}}, {"function": {"name": "g"}}],
-                 "reasoning_content": None}], {}))
-@example(args=([[]], {}))
-def test_pipeline_parity(name: str, args: Tuple[Any, Dict[str, Any]]) -> None:
-    messages, kwargs = args
-    assert_pipeline_parity(name, messages, kwargs)
+def test_pipeline_parity(name: str) -> None:
+    @settings(max_examples=budget.examples(name, "pipeline_parity"))
+    @given(args=call_arguments())
+    # raise_exception is a function of transformers' module: its failure is the template's, not the
+    # pipeline's (the llama-3.2-vision formats raise on two tool calls)
+    @example(args=([{"role": "assistant", "tool_calls": [{"function": {"name": "f"}}, {"function": {"name": "g"}}],
+                     "reasoning_content": None}], {}))
+    @example(args=([[]], {}))
+    def check(args: Tuple[Any, Dict[str, Any]]) -> None:
+        messages, kwargs = args
+        assert_pipeline_parity(name, messages, kwargs)
+
+    check()
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=PER_FORMAT)
-@given(messages=s.realistic_conversation(), continue_final_message=continue_values,
-       add_generation_prompt=generation_values, tools=tools, variables=template_variables)
-@example(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure "}],
-         continue_final_message=True, add_generation_prompt=False, tools=None, variables={})
-@example(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a",
-                                                        "reasoning": "let me think "}],
-         continue_final_message="reasoning", add_generation_prompt=False, tools=None, variables={})
-@example(messages=[{"role": "user", "content": "hi"},
-                   {"role": "assistant", "content": [{"type": "text", "text": "one"}, {"type": "image"}]}],
-         continue_final_message=True, add_generation_prompt=False, tools=None, variables={})
-def test_continue_final_message(name, messages, continue_final_message, add_generation_prompt, tools, variables):
+def test_continue_final_message(name: str) -> None:
     """Realistic conversations (most end with an assistant turn) continued."""
-    kwargs = dict(variables, continue_final_message=continue_final_message,
-                  add_generation_prompt=add_generation_prompt, tools=tools)
-    assert_pipeline_parity(name, messages, kwargs)
+
+    @settings(max_examples=budget.examples(name, "continue_final_message"))
+    @given(messages=s.realistic_conversation(), continue_final_message=continue_values,
+           add_generation_prompt=generation_values, tools=tools, variables=template_variables)
+    @example(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure "}],
+             continue_final_message=True, add_generation_prompt=False, tools=None, variables={})
+    @example(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a",
+                                                            "reasoning": "let me think "}],
+             continue_final_message="reasoning", add_generation_prompt=False, tools=None, variables={})
+    @example(messages=[{"role": "user", "content": "hi"},
+                       {"role": "assistant", "content": [{"type": "text", "text": "one"}, {"type": "image"}]}],
+             continue_final_message=True, add_generation_prompt=False, tools=None, variables={})
+    def check(messages, continue_final_message, add_generation_prompt, tools, variables):  # type: ignore[no-untyped-def]
+        kwargs = dict(variables, continue_final_message=continue_final_message,
+                      add_generation_prompt=add_generation_prompt, tools=tools)
+        assert_pipeline_parity(name, messages, kwargs)
+
+    check()
 
 
 class Fresh:

@@ -1,4 +1,7 @@
-"""Parity of the solar-open port with its reference template."""
+"""Parity of the solar-open port with its reference template: what is this format's own (its
+conversations, its tool-name lookup, its thinking options, its clock, its spans).  The properties
+every format shares (realistic conversations, any shape, role sequences, the pipeline layer,
+template-line coverage) run in ``test_format_parity.py``."""
 
 from __future__ import annotations
 
@@ -10,37 +13,25 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import chatformats
+
+from . import budget
 from . import strategies as s
-from .parity import assert_parity, assert_template_lines_exercised
+from .parity import assert_parity
 
 NAME = "solar-open"
 
-# Every test of this module runs in one xdist worker, so the line-coverage check at the end
-# sees what all of them executed (pyproject: --dist loadgroup).
+# The format's tests share one xdist worker with its shared properties (test_format_parity.py),
+# so the line-coverage check sees what all of them executed (pyproject: --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("format-" + NAME)
 
 # ---------------------------------------------------------------- format-specific strategies
 
-reasoning_efforts = st.one_of(st.sampled_from(["low", "minimal", "medium", "high", "LOW", "low "]),
-                              s.variable_values, st.just(["low"]))
-think_render_options = st.one_of(st.sampled_from(["all", "lastthink", "none", "ALL", ""]),
-                                 s.variable_values, st.just(["all"]))
-response_formats = st.one_of(
-    st.just({"type": "json_schema", "json_schema": {"name": "answer", "schema": {
-        "type": "object", "properties": {"answer": {"type": "string"}}}}}),
-    st.just('{"type": "object"}'),
-    s.variable_values,
-    s.json_value,
-)
-
-solar_variables = s.variables(
-    add_generation_prompt=s.variable_values,
-    default_system_prompt=s.variable_values,
-    reasoning_effort=reasoning_efforts,
-    think_render_option=think_render_options,
-    tools=s.tools_any,
-    response_format=response_formats,
-)
+# The template's variables as its spec draws them (chatformats/specs/solar_open.py).
+solar_variables = s.format_variables(NAME)
+_HOW = chatformats.get_format(NAME).tests.variables
+reasoning_efforts = s.variable_strategy(_HOW["reasoning_effort"])
+think_render_options = s.variable_strategy(_HOW["think_render_option"])
 
 # Ids and names drawn from small pools so that tool responses meet calls: the same id on several
 # calls, ids that equal each other under Python's == across types (1, 1.0, True), undefined ids.
@@ -168,39 +159,53 @@ def tool_trace(draw: st.DrawFn) -> list[Any]:
 # ---------------------------------------------------------------- properties
 
 
+@budget.own(NAME)
 @given(messages=solar_conversation(), variables=solar_variables)
 def test_realistic_conversations(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@given(messages=s.realistic_conversation(), variables=solar_variables)
-def test_shared_realistic_conversations(messages, variables):
-    assert_parity(NAME, messages, variables)
+
+# ---------------------------------------------------------------- regressions
+
+#: Inputs that pinned a behaviour of this template (found by the shared properties, or written to
+#: show a branch), each with what it shows.
+REGRESSIONS = [
+    pytest.param([], {}, id="no messages"),
+    pytest.param([], {"default_system_prompt": False, "add_generation_prompt": False},
+                 id="no default system prompt, no generation prompt"),
+    pytest.param([{"role": "system"}, {"role": "system", "content": None},
+                  {"role": "system", "content": {"a": [1]}}], {},
+                 id="system messages without a string content"),
+    pytest.param([{"role": "user"}], {}, id="a user turn without content"),
+    pytest.param([{"role": "user", "content": None}], {}, id="a user turn with None content"),
+    pytest.param([{"role": "assistant", "content": None}], {}, id="an assistant turn with None content"),
+    pytest.param([{"role": "assistant", "tool_calls": 3}], {}, id="tool_calls not iterable"),
+    pytest.param([{"role": "assistant", "tool_calls": "ab"}], {}, id="tool_calls a string: each character a call"),
+    pytest.param([{"role": "assistant", "tool_calls": [{"id": "a"}]}], {}, id="a call without a function"),
+    pytest.param([{"role": "assistant", "tool_calls": [{"id": "a", "function": "f"}]}], {},
+                 id="a call whose function is a string"),
+    pytest.param([{"role": "assistant", "reasoning": ["r"], "content": "x"}], {}, id="reasoning a list"),
+    pytest.param(["user", 3, None, {"role": "developer", "content": None}], {},
+                 id="messages that are not dicts; an unknown role"),
+    pytest.param([], {"tools": [{}]}, id="a tool without a function"),
+    pytest.param([], {"tools": "ab"}, id="tools a string"),
+    pytest.param([], {"tools": 5}, id="tools not iterable"),
+    pytest.param([], {"tools": [{"function": None}], "response_format": {"a": None}},
+                 id="a None function; a response_format mapping"),
+    pytest.param([], {"response_format": 10**5000}, id="str() of a response_format int fails (4300 digits)"),
+    pytest.param([{"role": "tool", "tool_call_id": "x", "content": [10**5000]}], {},
+                 id="str() of a tool content with a too-long int fails"),
+    pytest.param(({"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "x"},
+                  {"role": "tool", "tool_call_id": "y", "content": 1}), {},
+                 id="a tuple conversation; tool responses without a string content"),
+    pytest.param([], {"add_generation_prompt": None, "default_system_prompt": None, "tools": "<think>"},
+                 id="tojson of an undefined tool.function is a TypeError (json.dumps), not UndefinedError"),
+]
 
 
-@given(messages=s.adversarial_messages, variables=solar_variables)
-@example(messages=[], variables={})
-@example(messages=[], variables={"default_system_prompt": False, "add_generation_prompt": False})
-@example(messages=[{"role": "system"}, {"role": "system", "content": None},
-                   {"role": "system", "content": {"a": [1]}}], variables={})
-@example(messages=[{"role": "user"}], variables={})
-@example(messages=[{"role": "user", "content": None}], variables={})
-@example(messages=[{"role": "assistant", "content": None}], variables={})
-@example(messages=[{"role": "assistant", "tool_calls": 3}], variables={})
-@example(messages=[{"role": "assistant", "tool_calls": "ab"}], variables={})
-@example(messages=[{"role": "assistant", "tool_calls": [{"id": "a"}]}], variables={})
-@example(messages=[{"role": "assistant", "tool_calls": [{"id": "a", "function": "f"}]}], variables={})
-@example(messages=[{"role": "assistant", "reasoning": ["r"], "content": "x"}], variables={})
-@example(messages=["user", 3, None, {"role": "developer", "content": None}], variables={})
-@example(messages=[], variables={"tools": [{}]})
-@example(messages=[], variables={"tools": "ab"})
-@example(messages=[], variables={"tools": 5})
-@example(messages=[], variables={"tools": [{"function": None}], "response_format": {"a": None}})
-@example(messages=[], variables={"response_format": 10**5000})  # str() of it fails (4300 digits)
-@example(messages=[{"role": "tool", "tool_call_id": "x", "content": [10**5000]}], variables={})
-@example(messages=({"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "x"},
-                   {"role": "tool", "tool_call_id": "y", "content": 1}), variables={})
-def test_any_shape(messages, variables):
+@pytest.mark.parametrize("messages, variables", REGRESSIONS)
+def test_regressions(messages: Any, variables: dict[str, Any]) -> None:
     assert_parity(NAME, messages, variables)
 
 
@@ -214,6 +219,7 @@ DEEP_CASES: list[tuple[Any, dict[str, Any]]] = [
 ]
 
 
+@budget.own(NAME)
 @given(case=st.sampled_from(range(len(DEEP_CASES))))  # an index: Hypothesis would print the value
 def test_nested_too_deep(case):
     """Values nested past the recursion limit fail in str() and tojson on both sides."""
@@ -221,14 +227,7 @@ def test_nested_too_deep(case):
     assert not assert_parity(NAME, messages, variables).ok
 
 
-@given(messages=st.lists(s.message(roles=st.sampled_from(["user", "assistant", "tool", "system"])), max_size=8),
-       variables=solar_variables)
-# tojson of an undefined tool.function is jinja2's TypeError (json.dumps), not an UndefinedError
-@example(messages=[], variables={"add_generation_prompt": None, "default_system_prompt": None, "tools": "<think>"})
-def test_role_sequences(messages, variables):
-    assert_parity(NAME, messages, variables)
-
-
+@budget.own(NAME)
 @given(messages=tool_trace(), variables=s.variables(think_render_option=think_render_options,
                                                     default_system_prompt=s.variable_values))
 # All matches, in order, concatenated — calls before and after the response.
@@ -269,6 +268,7 @@ def test_tool_name_lookup(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
+@budget.own(NAME)
 @given(messages=solar_conversation(),
        variables=s.variables(think_render_option=think_render_options, reasoning_effort=reasoning_efforts,
                              add_generation_prompt=s.variable_values),
@@ -290,6 +290,7 @@ def test_thinking(messages, variables, extra):
     assert_parity(NAME, messages + extra, variables)
 
 
+@budget.own(NAME)
 @given(messages=st.one_of(solar_conversation(), s.adversarial_messages),
        variables=solar_variables,
        now=st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)))
@@ -477,8 +478,6 @@ def test_spans_by_branch(case):
     """Each branch's spans, exactly: the input-derived pieces in order with their paths (the
     rest is template text, as the oracle renders it), and the assistant ranges transformers
     finds for ``{% generation %}`` in the tagged copy of the template."""
-    import chatformats
-
     from .oracle import FIXED_NOW, render
 
     messages, variables, sources, turns = SPAN_CASES[case]
@@ -494,13 +493,11 @@ def test_spans_by_branch(case):
     assert list(rendering.assistant_spans) == indices
 
 
-@settings(max_examples=150)
+@budget.own(NAME, cost=6)  # each example also compiles and renders the tagged copy
 @given(messages=st.one_of(solar_conversation(), tool_trace()), variables=solar_variables)
 def test_assistant_spans_match_generation_tags(messages, variables):
     """On any conversation the tagged copy renders, its generation indices are the port's
     assistant ranges."""
-    import chatformats
-
     from .oracle import FIXED_NOW
 
     try:
@@ -512,6 +509,3 @@ def test_assistant_spans_match_generation_tags(messages, variables):
     rendering = chatformats.render_spans(NAME, messages, now=FIXED_NOW, **variables)
     assert rendering.text == tagged_text
     assert list(rendering.assistant_spans) == indices
-
-def test_template_lines_exercised():
-    assert_template_lines_exercised(NAME)

@@ -29,6 +29,24 @@ SPEC = Spec(
         variables={"bos_token": ("<|begin_of_text|>",),
                    "tools": "tools_or_odd", "enable_thinking": "flag",
                    "add_generation_prompt": "flag"},
+        # Together these run every line of the template: tools with thinking and the
+        # generation prompt, a tool-call turn after content (a call with a function and one
+        # with an id), a system message and a tool response, list contents, a tool_call_id,
+        # a system content that is a list.
+        covering=(
+            ([{"role": "user", "content": "q"},
+              {"role": "assistant", "content": "a", "tool_calls": [
+                  {"function": {"name": "search", "arguments": {"q": 1}}},
+                  {"id": "c1", "type": "function", "function": {"name": "f"}}]}],
+             {"add_generation_prompt": True, "enable_thinking": True, "bos_token": "<|begin_of_text|>",
+              "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]}),
+            ([{"role": "system", "content": "S"}, {"role": "tool", "content": "r"}], {}),
+            ([{"role": "assistant", "content": [{"type": "image"}, {"type": "text", "text": "t"}],
+               "tool_calls": False}], {}),
+            ([{"role": "user", "content": [{"type": "text", "text": "t"}]}, {"role": "user", "content": ""}], {}),
+            ([{"role": "tool", "content": "x", "tool_call_id": "c1"}], {}),
+            ([{"role": "system", "content": ["a"]}], {"enable_thinking": 1}),
+        ),
         generation=(
             # find
             ("        {%- if message['content'] is string %}\n"

@@ -6,6 +6,7 @@ identified (``docs/adding-a-format.md``).
 from __future__ import annotations
 
 from .._spec import Spec, Tests
+from ._llama3_2_vision import COVERING
 from ._vocab import LLAMA3_2_VISION_CONTROL, LLAMA3_TOKENS
 
 SPEC = Spec(
@@ -34,6 +35,7 @@ SPEC = Spec(
         variables={"bos_token": ("<|begin_of_text|>",), "tools": "llama_tools",
                    "custom_tools": "llama_tools", "tools_in_user_message": "flag",
                    "date_string": ("26 Jul 2024",), "add_generation_prompt": "flag"},
+        covering=COVERING,
         unreachable={
             16: "strftime_now is always defined: transformers' global, or a caller's variable "
                 "of that name (any JSON value is defined; calling it fails at line 14)",

@@ -57,6 +57,39 @@ SPEC = Spec(
     tests=Tests(
         variables={"tools": "tools", "add_generation_prompt": "flag",
                    "enable_thinking": (True, False, None, 0, 1, 0.0, "", "false", "False", [], {})},
+        # Together these run every line of the template: reasoning in a field and in <think>
+        # tags before and after the last query, tool calls (flat and nested, with arguments) and
+        # consecutive tool responses, the generation prompt; list contents of odd parts; tools
+        # with and without a system message; the template's two raise_exception lines.
+        covering=(
+            ([{"role": "system", "content": " "}, {"role": "user", "content": [{"type": "text", "text": ""}]},
+              {"role": "assistant", "content": "<think>\n\n</think>x", "reasoning_content": "["},
+              {"role": "user", "content": "q"},
+              {"role": "assistant", "tool_calls": [{"name": "get_weather", "arguments": {"query": None}}],
+               "content": "c", "reasoning_content": ""},
+              {"role": "tool", "content": "r"}], {"enable_thinking": {}}),
+            ([{"role": "user", "content": "q"},
+              {"role": "assistant", "tool_calls": [{"name": "get_weather"}, {"function": {
+                  "name": "search", "arguments": {"query": True, "": "-p", "city": -18}}}],
+               "content": "", "reasoning_content": "r"},
+              {"role": "tool", "content": ""}, {"role": "tool", "content": '{"temp": 21}'},
+              {"role": "assistant", "content": "", "reasoning_content": "r2"},
+              {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a"}], {"tools": "tool"}),
+            ([{"role": "user", "content": ["an image", "video", "text", {"text": None}]}], {}),
+            ([{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"},
+              {"role": "assistant", "content": "<think>r</think>\n\nok"}], {"add_generation_prompt": True}),
+            ([{"role": "user", "content": 3}], {}),
+            ([{"role": "system", "content": "  "}, {"role": "user", "content": "q"}], {"tools": "ab"}),
+            ([{"role": "system", "content": "S"}, {"role": "user", "content": "q"}], {"tools": [{"a": 1}]}),
+            ([], {}),
+            ([{"role": "tool", "content": "x"}], {}),
+            ([{"role": "user", "content": ""}, 0], {}),
+            ([{"role": "user", "content": ("plain",)}], {}),
+            ([{"role": "user", "content": "q"}, {"role": "system", "content": "late"}], {}),
+            ([{"role": "system", "content": [{"type": "image"}]}, {"role": "user", "content": "q"}], {}),
+            ([{"role": "system", "content": ["video"]}, {"role": "user", "content": "q"}], {"tools": [{"a": 1}]}),
+            ([{"role": "user", "content": "q"}, {"role": "bot", "content": "x"}], {}),
+        ),
         generation=(
             # find
             ('{%- if loop.index0 > ns.last_query_index %}\n'

@@ -54,6 +54,25 @@ SPEC = Spec(
                    "response_format": ({"type": "json_schema", "json_schema": {
                        "name": "answer", "schema": {"type": "object", "properties": {
                            "answer": {"type": "string"}}}}}, '{"type": "object"}')},
+        # Together these run every line of the template: system messages first and later, a
+        # tool round and its response, the default system prompt; tools, a response format;
+        # reasoning shown with think_render_option "all"; a reasoning that is not a string; a
+        # tool response whose call comes later, and one without content.
+        covering=(
+            ([{"role": "system", "content": "S"}, {"role": "user", "content": "q"},
+              {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {
+                  "name": "search", "arguments": {"query": True}}}]},
+              {"role": "tool", "tool_call_id": "call_1", "content": "r"},
+              {"role": "system", "content": "late"}, {"role": "user", "content": ""},
+              {"role": "system", "content": "later"}, {"role": "user", "content": ""},
+              {"role": "assistant", "content": ""}], {}),
+            ([], {"tools": [{"function": None}], "response_format": {"a": None}}),
+            ([{"role": "assistant", "reasoning": "r0", "content": "a"}, {"role": "user", "content": "u"},
+              {"role": "assistant", "reasoning": "r1", "content": "b"}], {"think_render_option": "all"}),
+            ([{"role": "assistant", "reasoning": ["r"], "content": "x"}], {}),
+            ([{"role": "assistant", "tool_calls": [{"id": "y", "function": {"name": "f"}}]},
+              {"role": "tool", "tool_call_id": "x", "content": None}, {"role": "tool", "tool_call_id": "y"}], {}),
+        ),
         generation=(
             # find
             (" {%- elif message.role == 'assistant' -%}\n"

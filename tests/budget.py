@@ -1,0 +1,68 @@
+"""The suite's example budget: how many examples a parity property draws for one format.
+
+One rule, here only.  Under the ``ci`` profile each shared property (``test_format_parity.py``)
+has a total budget across all the formats, :data:`TOTALS`, and a format gets its share by its
+spec's ``tests.weight``::
+
+    examples = max(FLOOR, round(TOTAL * weight / sum of every format's weight / cost))
+
+A format's own properties (``tests/test_<format>.py``) take their share of ``TOTALS["own"]``
+by the same rule, each; ``cost`` (1 by default) divides it for a property whose examples are
+several times dearer than a parity render (one that renders a second template, say).  So the
+suite's parity time stays about the same as formats are added (each one's share shrinks) until
+the shares reach ``FLOOR``; from there each new format adds ``FLOOR`` examples per property.
+
+Other profiles: ``dev`` (fewer examples than ``ci``) takes the same share of its smaller count
+(a fifth); ``deep`` (more than ``ci``) runs every property at the profile's own count
+(``HYPOTHESIS_PROFILE=deep python -m pytest ...``).  ``docs/guarantees.md`` ("Test budget")
+gives the measured times these numbers were chosen from.
+"""
+
+from __future__ import annotations
+
+from hypothesis import settings
+
+import chatformats
+
+#: The least any format's property draws under ``ci``, whatever the number of formats.
+FLOOR = 100
+
+#: Each shared property's examples under ``ci``, summed over every format; ``own``: each of a
+#: format's own properties, summed over every format.
+TOTALS = {
+    # test_format_parity.py
+    "realistic": 4000,
+    "any_shape": 4000,
+    "role_sequences": 4000,
+    "pipeline": 800,
+    # tests/test_<format>.py, each property
+    "own": 6000,
+    # test_pipeline.py (700 per format across nine formats before this rule)
+    "pipeline_parity": 5600,
+    "continue_final_message": 5600,
+    # test_fuzz.py (1,500 per format across nine before)
+    "fuzz": 12000,
+}
+
+
+def share(name: str, kind: str, cost: float = 1) -> int:
+    """Format ``name``'s examples for a property of ``kind`` (a key of :data:`TOTALS`) under
+    the ``ci`` profile."""
+    weights = {other: chatformats.get_format(other).tests.weight for other in chatformats.formats()}
+    return max(FLOOR, round(TOTALS[kind] * weights[name] / sum(weights.values()) / cost))
+
+
+def examples(name: str, kind: str, cost: float = 1) -> int:
+    """Format ``name``'s examples for a property of ``kind`` under the profile in use: its
+    :func:`share` under ``ci``, the same fraction of a smaller profile's count (``dev``), a
+    larger profile's own count (``deep``)."""
+    profile = settings.default.max_examples
+    ci = settings.get_profile("ci").max_examples
+    if profile > ci:
+        return profile
+    return max(1, share(name, kind, cost) * profile // ci)
+
+
+def own(name: str, cost: float = 1) -> settings:
+    """The settings of one of format ``name``'s own properties (``@budget.own(NAME)``)."""
+    return settings(max_examples=examples(name, "own", cost))
