@@ -89,6 +89,10 @@ class Spec(Record):
       dicts; ``"string"``: parts joined);
     - ``modalities``: the media the model takes in vLLM, each with its placeholder string;
     - ``variant_of``: for a format no published model ships, the template it varies;
+    - ``revision_of``: for an earlier (or later) revision of a template that its models' ids now
+      resolve to another format for, that format's name; such a format serves no model id of
+      its own (an id names one format) and is found by its fingerprint
+      (:func:`chatformats.from_pretrained`, :func:`chatformats.detect`) or by its name;
     - ``grammar``: the parsing module (``chatformats/parsing/<grammar>.py``) that reads its
       completions, or ``""`` for a format without a parser;
     - ``reasoning_field``: the message field the template reads an assistant turn's reasoning
@@ -98,8 +102,8 @@ class Spec(Record):
 
     __slots__ = ("name", "model_ids", "description", "template_file", "template_sha256", "module",
                  "special_tokens", "control_strings", "control_provenance", "variables", "calls",
-                 "content_format", "modalities", "variant_of", "grammar", "reasoning_field",
-                 "tests")
+                 "content_format", "modalities", "variant_of", "revision_of", "grammar",
+                 "reasoning_field", "tests")
 
     name: str
     model_ids: tuple[str, ...]
@@ -115,6 +119,7 @@ class Spec(Record):
     content_format: str
     modalities: Mapping[str, str]
     variant_of: str
+    revision_of: str
     grammar: str
     reasoning_field: str
     tests: Tests
@@ -122,7 +127,7 @@ class Spec(Record):
     _defaults = {"model_ids": (), "description": "", "module": "", "special_tokens": {},
                  "control_strings": (), "control_provenance": "", "variables": (),
                  "calls": frozenset(), "content_format": "string", "modalities": {},
-                 "variant_of": "", "grammar": "", "reasoning_field": "reasoning_content",
+                 "variant_of": "", "revision_of": "", "grammar": "", "reasoning_field": "reasoning_content",
                  "tests": Tests()}
 
     def __init__(self, *values: Any, **named: Any) -> None:

@@ -33,6 +33,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         "description": fmt.description,
         "model_ids": list(fmt.model_ids),
         "variant_of": fmt.variant_of or None,
+        "revision_of": fmt.revision_of or None,
         "special_tokens": dict(fmt.special_tokens),
         "template": str(fmt.template_path),
         "sha256": fmt.template_sha256,
@@ -49,7 +50,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
         ("description", fmt.description or "-"),
         ("model ids", ", ".join(fmt.model_ids) or (
             f"- (none: a variant of {fmt.variant_of}, whose output differs from its published "
-            "template)" if fmt.variant_of else "- (no published model)")),
+            "template)" if fmt.variant_of else
+            f"- (none: another revision of {fmt.revision_of}'s template; its models' ids resolve "
+            f"to {fmt.revision_of}, a model folder holding this text to this format)"
+            if fmt.revision_of else "- (no published model)")),
         ("special tokens", tokens or "- (none)"),
         ("template", info["template"]),
         ("sha256", f"{fmt.template_sha256} ({_template_check(fmt)})"),
