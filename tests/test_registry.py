@@ -16,17 +16,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "reference_templates"
 PORTS = ROOT / "src" / "chatformats" / "ports"
 
-PINNED = {
-    "solar_open.jinja": "e7a5ad7d23b2a9cac020db4582dd076cc400007ae7daecb08f30ca1cb53f9dd0",
-    "llama3_2_vision_2024_09.jinja": "e407323269d15bba92fc431b5b7d757e66d920d01b45cae58149a692d7697d3c",
-    "llama3_2_vision_2024_12.jinja": "53ff0dc467531d098a8bdd2ba38a3b2c157c9a90e96e16a0a79aa86476d47eea",
-    "llama3_2_vision.jinja": "d3e97dc81677b7918ffae734b13999c4b4ea5eb3939a8506bbf501602f4d2b62",
-    "minicpm_v4_6_thinking.jinja": "19356d2fd1c60dc46c92f3b05a5e01a32cdd1ab10b68d649a0081e6bba7c8137",
-    "cogito.jinja": "ee97f6ef49c5eaee00242bb0547c231b7b1b1fd1ec5623273954ca0dda913d1c",
-    "qwen3_tool_agent.jinja": "ff80afbfb2bfc83da910c94d8333a10df14b6ad76cc00e5549c3fa16ebed374f",
-    "qwen3_instruct_2507.jinja": "64f85b198065d0fba2a81f37e10ed68161ce2c19a754c7100e67e0ca2ee9c326",
-    "qwen3_thinking_2507.jinja": "3802169b2a02b81e6adb7ab4f64f91ff02db753c8c3a64a01c35192d3a61d8d7",
-}
+#: Each format's pin, from its spec; the provenance (``reference_templates/README.md``) must name
+#: the file and the same sha256, and the file must have it.
+PINNED = {chatformats.get_format(n).template_file: chatformats.get_format(n).template_sha256
+          for n in chatformats.formats()}
+PROVENANCE = (TEMPLATES / "README.md").read_text(encoding="utf-8")
 
 
 #: Pinned reference texts that are no format yet, each with its facts in
@@ -43,12 +37,19 @@ def test_reference_templates_are_pinned():
         assert hashlib.sha256((TEMPLATES / name).read_bytes()).hexdigest() == digest, name
 
 
+def test_every_pin_is_in_the_provenance():
+    for file, digest in PINNED.items():
+        assert f"`{file}`" in PROVENANCE, f"reference_templates/README.md does not name {file}"
+        assert digest in PROVENANCE, f"reference_templates/README.md does not record {file}'s sha256"
+
+
 def test_registry_ties_templates_and_ports_together():
     names = chatformats.formats()
-    assert names == ["solar-open", "llama-3.2-vision-2024-09", "llama-3.2-vision-2024-12",
-                     "llama-3.2-vision-variant",
-                     "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent",
-                     "qwen3-instruct-2507", "qwen3-thinking-2507"]
+    assert names[:9] == ["solar-open", "llama-3.2-vision-2024-09", "llama-3.2-vision-2024-12",
+                         "llama-3.2-vision-variant",
+                         "minicpm-v-4.6-thinking", "cogito", "qwen3-tool-agent",
+                         "qwen3-instruct-2507", "qwen3-thinking-2507"]  # later ones: appended
+    assert len(set(names)) == len(names) and len(PINNED) == len(names)
     assert sorted(chatformats.get_format(n).template_file for n in names) == sorted(PINNED)
     # Modules named ``_*`` hold what several ports share (``_qwen3_2507``): no format of their own.
     ported_modules = {p.stem for p in PORTS.glob("*.py") if not p.stem.startswith("_")}
