@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ._record import Record
 from ._spans import Rendering, Span
 
 __all__ = ["Finding", "find", "resolve", "template_layer", "pipeline_layer"]
 
 
-class Finding:
+class Finding(Record):
     """One occurrence of a control string in input-derived text (read-only).
 
     - ``token``: the control string;
@@ -52,31 +53,6 @@ class Finding:
     input_offset: int
     form: str
     sources: tuple[str | None, ...]
-
-    def __init__(self, token: str, offset: int, path: str, input_offset: int, form: str,
-                 sources: tuple[str | None, ...]) -> None:
-        for name, value in zip(self.__slots__, (token, offset, path, input_offset, form, sources)):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("a Finding is read-only")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("a Finding is read-only")
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Finding:
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return "Finding(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
 
     @property
     def end(self) -> int:
