@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any, Iterable, Mapping
 
 from ._registry import get_format
-from .cli.common import InputError, _describe
+from .cli.common import InputError, _describe, _too_long
 from .cli.conversation import LAYERS, Conversation, Options, parse_conversation, render_conversation
 from .errors import ChatFormatError
 
@@ -162,11 +162,11 @@ class RenderStage:
     def render_row(self, cell: Any, row_variables: Any = None) -> str:
         """One row's prompt (``cell`` and ``row_variables`` as plain Python data, or JSON
         strings); raises :class:`ChatFormatError` or an input error."""
-        conv = parse_conversation(_decoded(cell, "the conversation"))
+        conv = parse_conversation(_decoded(cell, ""))
         variables = dict(self.variables)
         variables.update(conv.variables)
         if row_variables is not None:
-            extra = _decoded(row_variables, "the row's variables")
+            extra = _decoded(row_variables, f"{self.variables_column}: ")
             if not isinstance(extra, dict):
                 raise InputError(f"{self.variables_column}: expected an object of template "
                                  f"variables, got {type(extra).__name__}")
@@ -192,25 +192,26 @@ def _last_role(messages: Any) -> Any:
 
 
 def _decoded(value: Any, what: str) -> Any:
-    """A JSON string (or UTF-8 bytes) cell decoded, as a ``--jsonl`` line is; any other cell as
-    it is."""
+    """A JSON string (or UTF-8 bytes) cell decoded, as a ``--jsonl`` line is (its errors worded
+    as the line's, after ``what``); any other cell as it is."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:
             value = bytes(value).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(f"{what}: not UTF-8 (byte {exc.start + 1})") from None
+            raise InputError(f"{what}not UTF-8 (byte {exc.start + 1})") from None
     if not isinstance(value, str):
         return value
     if not value.strip():
-        raise InputError(f"{what}: an empty string, expected JSON")
+        raise InputError("an empty string: expected one conversation as JSON" if not what
+                         else f"{what}an empty string: expected JSON")
     try:
         return json.loads(value)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{what}: invalid JSON at column {exc.colno}: {exc.msg}") from None
+        raise InputError(f"{what}invalid JSON at column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise InputError(f"{what}: invalid JSON: nested too deeply") from None
+        raise InputError(f"{what}invalid JSON: nested too deeply") from None
     except ValueError as exc:  # an integer longer than Python converts from text
-        raise InputError(f"{what}: invalid JSON: {exc}") from None
+        raise InputError(f"{what}invalid JSON: {_too_long(exc)}") from None
 
 
 def _plain(value: Any) -> Any:

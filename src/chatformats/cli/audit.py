@@ -67,8 +67,8 @@ def add_html_option(render_parser: argparse.ArgumentParser, resolve: Callable[[s
     def render(args: argparse.Namespace) -> int:
         if getattr(args, "html", None) is None:
             return int(plain(args))
-        if args.jsonl is not None:
-            raise UsageError("--html renders one FILE, not --jsonl")
+        if args.jsonl is not None or getattr(args, "parquet", None) is not None:
+            raise UsageError("--html renders one FILE, not --jsonl or --parquet")
         if args.output is not None or args.workers != 1:
             raise UsageError("-o/--output and --workers go with --jsonl")
         return run_render_html(args, resolve, parse_file)
