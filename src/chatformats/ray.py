@@ -254,7 +254,13 @@ def _column(batch: Any, name: str, kind: str) -> Iterable[Any]:
     if name not in batch:  # a DataFrame's columns, a dict's keys
         raise KeyError(f"RenderStage: the batch has no column {name!r} "
                        f"(its columns: {', '.join(map(str, list(batch)))})")
+    if kind == "pandas":  # a missing value is pandas.NA or NaN there, null in Arrow
+        return [None if _missing(cell) else _plain(cell) for cell in batch[name]]
     return [_plain(cell) for cell in batch[name]]
+
+
+def _missing(cell: Any) -> bool:
+    return (type(cell).__name__ == "NAType" or (isinstance(cell, float) and cell != cell))
 
 
 def _with_columns(batch: Any, kind: str, names: tuple[str, ...], outputs: list[list[Any]],
