@@ -13,7 +13,8 @@ by :func:`corpus` from the workload generator), in one run:
    the model's tokenizer files on every node, which is not timed here).  Each engine is timed in
    one process without Ray (CPU time of the batch calls) and on Ray Data in local mode with one
    and with two actors (wall time of the whole ``map_batches``, actor start included), all on
-   ``pyarrow`` batches of 1,024 rows.  Before timing, both engines render the first 2,000 rows
+   ``pyarrow`` batches of 1,024 rows, and the workers' CPU time of their batch calls (which
+   the machine's other load does not inflate).  Before timing, both engines render the first 2,000 rows
    and must agree on every one (the same prompt, or both fail).
 2. **The Parquet CLI against JSONL.**  ``chatformats render FORMAT --jsonl`` (one process and
    ``--workers 2``) and ``--parquet`` on the same conversations (a JSONL file, and a Parquet
@@ -109,6 +110,24 @@ class ChatTemplatePath:
                 .append_column("error", pa.array(errors, type=pa.string())))
 
 
+class Timed:
+    """An engine (a callable class and its keyword arguments) with the CPU time of each batch
+    call recorded in a ``cpu_seconds`` column (the batch's time spread over its rows), so the
+    workers' CPU time adds up after the run whatever else the machine is doing."""
+
+    def __init__(self, engine: Any, kwargs: Dict[str, Any]) -> None:
+        self.engine = engine(**kwargs)
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        start = time.process_time()
+        out = self.engine(batch)
+        seconds = time.process_time() - start
+        return out.append_column("cpu_seconds", pa.array([seconds / max(batch.num_rows, 1)]
+                                                         * batch.num_rows, type=pa.float64()))
+
+
 def _engines(fmt: str) -> Dict[str, Any]:
     from chatformats.ray import RenderStage
 
@@ -151,8 +170,9 @@ def in_process(table: Any, fmt: str) -> Dict[str, float]:
     return result
 
 
-def on_ray(table: Any, fmt: str, sizes: List[int]) -> Dict[str, Dict[int, float]]:
-    """Rows per wall second of ``map_batches`` on Ray Data in local mode, per actor count."""
+def on_ray(table: Any, fmt: str, sizes: List[int]) -> Dict[str, Dict[int, Dict[str, float]]]:
+    """Per engine and actor count, on Ray Data in local mode: rows per wall second of the whole
+    ``map_batches`` (``wall``), and rows per CPU second of the workers' batch calls (``cpu``)."""
     import ray
 
     ray.init(num_cpus=max(sizes), include_dashboard=False, log_to_driver=False,
@@ -161,26 +181,32 @@ def on_ray(table: Any, fmt: str, sizes: List[int]) -> Dict[str, Dict[int, float]
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         blocks = [table.slice(i, BLOCK) for i in range(0, table.num_rows, BLOCK)]
-        result: Dict[str, Dict[int, float]] = {}
-        for name, (cls, kwargs) in _engines(fmt).items():
-            for size in sizes:
+        result: Dict[str, Dict[int, Dict[str, float]]] = {}
+        for size in sizes:
+            for name, (cls, kwargs) in _engines(fmt).items():
                 ds = ray.data.from_arrow(blocks).map_batches(
-                    cls, fn_constructor_kwargs=kwargs, batch_format="pyarrow",
-                    batch_size=BATCH, compute=ray.data.ActorPoolStrategy(size=size), num_cpus=1)
+                    Timed, fn_constructor_kwargs={"engine": cls, "kwargs": kwargs},
+                    batch_format="pyarrow", batch_size=BATCH,
+                    compute=ray.data.ActorPoolStrategy(size=size), num_cpus=1)
                 start = time.perf_counter()
                 done = ds.materialize()
                 seconds = time.perf_counter() - start
                 assert done.count() == table.num_rows
-                result.setdefault(name, {})[size] = table.num_rows / seconds
-                _log(f"ray {name} x{size}: {table.num_rows / seconds:,.0f} rows/s")
+                cpu = done.sum("cpu_seconds")
+                result.setdefault(name, {})[size] = {"wall": table.num_rows / seconds,
+                                                     "cpu": table.num_rows / cpu}
+                _log(f"ray {name} x{size}: {table.num_rows / seconds:,.0f} rows/s, "
+                     f"{table.num_rows / cpu:,.0f} rows/CPU-s in the workers")
                 del done
     finally:
         ray.shutdown()
     return result
 
 
-def cli(lines: List[str], fmt: str) -> Dict[str, float]:
-    """Rows per wall second of ``chatformats render`` on JSONL and on Parquet."""
+def cli(lines: List[str], fmt: str) -> Dict[str, Dict[str, float]]:
+    """Rows per wall second of ``chatformats render`` on JSONL and on Parquet (``wall``), and per
+    CPU second of the command and its worker processes (``cpu``)."""
+    import resource
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -198,13 +224,16 @@ def cli(lines: List[str], fmt: str) -> Dict[str, float]:
         for name, args in runs.items():
             command = [sys.executable, "-m", "chatformats", "render", fmt, *args,
                        "--now", NOW.isoformat(), "--no-progress"]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             done = subprocess.run(command, capture_output=True, text=True)
             seconds = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             if done.returncode != 0:
                 raise SystemExit(f"{name} failed: {done.stderr[-2000:]}")
-            result[name] = len(lines) / seconds
-            _log(f"{name}: {len(lines) / seconds:,.0f} rows/s")
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            result[name] = {"wall": len(lines) / seconds, "cpu": len(lines) / cpu}
+            _log(f"{name}: {len(lines) / seconds:,.0f} rows/s, {len(lines) / cpu:,.0f} rows/CPU-s")
         from_jsonl = [json.loads(line).get("prompt")
                       for line in Path(tmp, "out.jsonl").read_text(encoding="utf-8").splitlines()]
         from_parquet = pq.read_table(Path(tmp, "out.parquet")).column("prompt").to_pylist()
@@ -252,23 +281,38 @@ def main(argv: Any = None) -> int:
 
 
 def markdown(report: Dict[str, Any]) -> str:
-    lines = [f"{report['rows']:,} conversations ({report['corpus_mb']:.0f} MB of JSON), "
-             f"format {report['format']}; load average {report['machine'].get('load_average_at_start')}"
-             f" at the start, {report['load_average_at_end']} at the end", ""]
+    start = report["machine"].get("load_average_at_start")
+    lines = [f"{report['rows']:,} conversations ({report['corpus_mb']:.0f} MB of JSON), format "
+             f"{report['format']}; load average {tuple(round(x, 1) for x in start)} at the start, "
+             f"{tuple(round(x, 1) for x in report['load_average_at_end'])} at the end", ""]
     engines = list(report["in_process"])
-    lines += ["| engine | one process (rows/CPU-s) | "
-              + " | ".join(f"Ray, {n} actor{'s' if n > 1 else ''} (rows/s)"
-                           for n in sorted(next(iter(report.get("ray", {0: {}}).values())) or []))
-              + " |", "|---|---:|" + "---:|" * len(next(iter(report.get("ray", {0: {}}).values())) or [])]
+    ray_runs = report.get("ray", {})
+    sizes = sorted({size for runs in ray_runs.values() for size in runs})
+    header = "| engine | one process, no Ray (rows/CPU-s) |"
+    rule = "|---|---:|"
+    for size in sizes:
+        actors = f"{size} actor{'s' if size > 1 else ''}"
+        header += f" Ray, {actors}: rows/s (wall) | Ray, {actors}: rows/CPU-s (workers) |"
+        rule += "---:|---:|"
+    lines += [header, rule]
     for name in engines:
-        ray_cells = " | ".join(f"{v:,.0f}" for _, v in sorted(report.get("ray", {}).get(name, {}).items()))
-        lines.append(f"| {name} | {report['in_process'][name]:,.0f} | {ray_cells} |")
+        cells = "".join(f" {ray_runs[name][size]['wall']:,.0f} | {ray_runs[name][size]['cpu']:,.0f} |"
+                        for size in sizes if name in ray_runs)
+        lines.append(f"| {name} | {report['in_process'][name]:,.0f} |{cells}")
     if len(engines) == 2:
         a, b = (report["in_process"][e] for e in engines)
-        lines += ["", f"In one process chatformats renders {a / b:.1f}x the rows per second."]
+        lines += ["", f"{engines[0]} / {engines[1]}, one process: {a / b:.1f}x"]
+        for size in sizes:
+            if all(name in ray_runs for name in engines):
+                wa, wb = (ray_runs[e][size]["wall"] for e in engines)
+                ca, cb = (ray_runs[e][size]["cpu"] for e in engines)
+                lines.append(f"{engines[0]} / {engines[1]}, Ray with {size}: {wa / wb:.1f}x "
+                             f"(wall), {ca / cb:.1f}x (worker CPU)")
     if "cli" in report:
-        lines += ["", "| command | rows/s |", "|---|---:|"]
-        lines += [f"| `{name}` | {value:,.0f} |" for name, value in report["cli"].items()]
+        lines += ["", "| command | rows/s (wall) | rows/CPU-s (the command and its workers) |",
+                  "|---|---:|---:|"]
+        lines += [f"| `{name}` | {value['wall']:,.0f} | {value['cpu']:,.0f} |"
+                  for name, value in report["cli"].items()]
     return "\n".join(lines)
 
 

@@ -161,6 +161,11 @@ def test_a_run_that_cannot_finish_leaves_out_unchanged(tmp_path, capsys):
         assert code == status and message in err and err.count("\n") == 1, (args, code, err)
         assert out.read_bytes() == b"the previous run"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet", "out.parquet"]
+    if os.path.exists("/dev/full"):  # a full disk: one line, status 1
+        assert main(["render", "cogito", "--parquet", str(source), "--messages-column",
+                     "conversation", "-o", "/dev/full"]) == 1
+        err = capsys.readouterr().err
+        assert err == "chatformats: cannot write /dev/full: No space left on device\n", err
 
 
 _BLOCKED = r"""
