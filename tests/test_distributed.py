@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chatformats
 from chatformats.ray import RenderStage
 
-from . import transformers_oracle
+from . import strategies, transformers_oracle
 from .oracle import FIXED_NOW
 
 pytestmark = pytest.mark.xdist_group("ray")
@@ -140,6 +142,31 @@ def test_the_single_process_output_is_the_library_s():
         failed = {r["id"] % 10 for r in out if r["error"] is not None}
         # the failing kinds fail, and are kept (the template alone renders [None])
         assert failed == ({3, 4, 5, 7} if layer == "pipeline" else {3, 4, 5})
+
+
+def _outcome(layer: str, name: str, messages: Any) -> tuple[Any, Any]:
+    """``(prompt, None)`` or ``(None, "Kind: message")``, as the library renders ``messages``."""
+    try:
+        if layer == "template":
+            return chatformats.render(name, messages, now=FIXED_NOW), None
+        return chatformats.apply_chat_template(name, messages, now=FIXED_NOW), None
+    except chatformats.ChatFormatError as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        return None, error.replace("\r", "\\r").replace("\n", "\\n")
+
+
+@settings(max_examples=200)
+@given(batch=st.lists(strategies.conversations, min_size=1, max_size=4),
+       layer=st.sampled_from(["pipeline", "template"]),
+       name=st.sampled_from(["qwen3-tool-agent", "cogito", "llama-3.2-vision-2024-12"]))
+def test_each_row_is_the_library_s_outcome(batch, layer, name):
+    """Law: for any conversations (the shared strategies: realistic and adversarial), each row of
+    a batch of their JSON text is what the library gives for that conversation, its prompt or
+    its error, and one row's failure changes no other row."""
+    cells = [json.dumps(conversation) for conversation in batch]
+    out = RenderStage(name, layer, now=FIXED_NOW)(pa.table({"messages": cells}))
+    got = list(zip(out.column("prompt").to_pylist(), out.column("error").to_pylist()))
+    assert got == [_outcome(layer, name, json.loads(cell)) for cell in cells]
 
 
 def test_every_batch_format_gives_the_same_rows():
