@@ -169,6 +169,23 @@ def test_each_row_is_the_library_s_outcome(batch, layer, name):
     assert got == [_outcome(layer, name, json.loads(cell)) for cell in cells]
 
 
+def test_a_prompt_no_arrow_string_can_hold_fails_alone():
+    """A lone surrogate (a JSON ``\\ud800`` escape) renders in Python, but Arrow and Parquet
+    strings are UTF-8: that row fails with a message that says so, the batch does not, in every
+    batch format (Ray turns a dict batch into Arrow later)."""
+    cells = ['[{"role": "user", "content": "\\ud800"}]', '[{"role": "user", "content": "ok"}]']
+    assert chatformats.apply_chat_template("cogito", json.loads(cells[0])).count("\ud800") == 1
+    for batch in (pa.table({"messages": cells}), {"messages": cells}):
+        out = RenderStage("cogito", now=FIXED_NOW)(batch)
+        if isinstance(out, dict):
+            prompts, errors = list(out["prompt"]), list(out["error"])
+        else:
+            prompts, errors = out["prompt"].to_pylist(), out["error"].to_pylist()
+        assert prompts[0] is None and "lone surrogate ('\\ud800')" in errors[0]
+        assert prompts[1].endswith("ok<|eot_id|>") and errors[1] is None
+        assert all(e is None or e.encode("utf-8") for e in errors)
+
+
 def test_every_batch_format_gives_the_same_rows():
     """A pyarrow Table, a RecordBatch, a pandas DataFrame and a dict of numpy arrays (Ray's
     default format), with list<struct> conversation cells as Arrow stores them: the same rows."""

@@ -144,7 +144,7 @@ class RenderStage:
         extra: Iterable[Any] = row_variables if row_variables is not None else _nones()
         for cell, more in zip(cells, extra):
             try:
-                prompt = self.render_row(cell, more)
+                prompt = _utf8(self.render_row(cell, more))
             except (ChatFormatError, InputError) as exc:
                 error: str | None = _describe(exc)
             except MemoryError:  # a resource error, not a bug: this row alone fails
@@ -156,7 +156,7 @@ class RenderStage:
                 errors.append(None)
                 continue
             prompts.append(None)
-            errors.append(error)
+            errors.append(_escaped(error))
         return [prompts], errors
 
     def render_row(self, cell: Any, row_variables: Any = None) -> str:
@@ -176,6 +176,27 @@ class RenderStage:
         if self.generation_prompt == "auto":
             opts = self._after_user if _last_role(conv.messages) == "user" else self._otherwise
         return render_conversation(conv, opts)
+
+
+def _utf8(text: str) -> str:
+    """``text``, which a column can hold: Arrow strings (and Parquet's) are UTF-8, so a lone
+    surrogate (from a JSON ``"\\ud800"`` escape) makes the row fail, where ``--jsonl`` writes it
+    ``\\u``-escaped."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"the prompt holds a lone surrogate ({text[exc.start]!r}) that UTF-8 "
+                         "cannot encode, so no Arrow or Parquet column can hold it") from None
+    return text
+
+
+def _escaped(error: str) -> str:
+    """An error message that UTF-8 can encode (a lone surrogate it quotes, backslash-escaped)."""
+    try:
+        error.encode("utf-8")
+    except UnicodeEncodeError:
+        return error.encode("utf-8", "backslashreplace").decode("utf-8")
+    return error
 
 
 def _nones() -> Iterable[None]:
