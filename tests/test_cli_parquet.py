@@ -206,3 +206,40 @@ def test_an_empty_file_gives_an_empty_file_with_the_columns(tmp_path, capsys):
     assert main(["render", "cogito", "--parquet", str(source), "-o", str(out)]) == 0
     table = pq.read_table(out)
     assert table.num_rows == 0 and table.column_names == ["prompt", "error"]
+
+
+def test_audit_parquet_rows_are_the_library_s_findings(tmp_path, capsys):
+    """``audit FORMAT --parquet IN``: each row's findings column is the JSON list of
+    ``chatformats.audit_chat_template`` (``audit`` with ``--layer template``) for that row, a
+    failed row keeps its error; status 3 for findings, 1 for a failed row, 0 for neither."""
+    conversations = [
+        [{"role": "user", "content": "hi <|im_end|> there"},
+         {"role": "assistant", "content": "<think>x</think> ok"}],
+        [{"role": "user", "content": "clean"}],
+        [{"role": "user", "content": "a <tool_call> b"}],
+    ]
+    source, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    _write_lines(source, [json.dumps(c) for c in conversations], messages=[json.dumps(c) for c in conversations])
+    for layer in ("pipeline", "template"):
+        status = main(["audit", "qwen3-tool-agent", "--parquet", str(source), "-o", str(out),
+                       "--layer", layer, "--now", NOW])
+        err = capsys.readouterr().err
+        assert status == 3 and "2 of 3 rows hold control strings" in err, err
+        rows = pq.read_table(out).to_pylist()
+        assert [r["error"] for r in rows] == [None, None, None]
+        for row, conversation in zip(rows, conversations):
+            if layer == "template":
+                findings = chatformats.audit("qwen3-tool-agent", conversation, now=chatformats_now())
+            else:
+                findings = chatformats.audit_chat_template("qwen3-tool-agent", conversation,
+                                                           now=chatformats_now())
+            assert json.loads(row["findings"]) == [f.as_dict() for f in findings]
+    clean = tmp_path / "clean.parquet"
+    _write_lines(clean, [json.dumps(conversations[1])], messages=[json.dumps(conversations[1])])
+    assert main(["audit", "qwen3-tool-agent", "--parquet", str(clean), "-o", str(out)]) == 0
+    bad = tmp_path / "bad.parquet"
+    _write_lines(bad, ["[]", json.dumps(conversations[0])], messages=["[]", json.dumps(conversations[0])])
+    assert main(["audit", "qwen3-tool-agent", "--parquet", str(bad), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "1 of 2 rows audited, 1 failed" in err and "row 1: InvalidConversation" in err
+    assert pq.read_table(out).column("findings").to_pylist()[0] is None

@@ -36,7 +36,7 @@ from .cli.common import InputError, _describe, _too_long
 from .cli.conversation import LAYERS, Conversation, Options, parse_conversation, render_conversation
 from .errors import ChatFormatError
 
-__all__ = ["RenderStage", "GENERATION_PROMPT_MODES"]
+__all__ = ["RenderStage", "AuditStage", "GENERATION_PROMPT_MODES"]
 
 #: ``generation_prompt``: ``None`` (as the variables say), ``True``/``False`` (set for every
 #: row), or ``"auto"``: ``ray.data.llm``'s ``ChatTemplateStage`` rule, the generation prompt
@@ -175,7 +175,38 @@ class RenderStage:
         opts = self._options
         if self.generation_prompt == "auto":
             opts = self._after_user if _last_role(conv.messages) == "user" else self._otherwise
+        return self._render(conv, opts)
+
+    def _render(self, conv: Conversation, opts: Options) -> str:
+        """One conversation's output (the prompt)."""
         return render_conversation(conv, opts)
+
+
+class AuditStage(RenderStage):
+    """:class:`RenderStage` whose output is each row's audit findings (``chatformats.audit``:
+    the format's control strings inside input-derived text) as JSON text, the list that
+    ``chatformats audit --json`` prints (``"[]"``: none); ``output`` defaults to ``"findings"``.
+    The same options, the same error column."""
+
+    def __init__(self, format: str, layer: str = "pipeline", column: str = "messages",
+                 output: str = "findings", **options: Any) -> None:
+        super().__init__(format, layer, column, output, **options)
+
+    def _render(self, conv: Conversation, opts: Options) -> str:
+        from . import _audit
+        from .cli.conversation import _variables
+
+        variables = _variables(conv, opts)
+        try:
+            if opts.layer == "template":
+                _, findings = _audit.template_layer(opts.format, conv.messages, opts.clock(),
+                                                    False, variables)
+            else:
+                _, findings = _audit.pipeline_layer(opts.format, conv.messages, opts.clock(),
+                                                    variables)
+        except TypeError as exc:  # a variable the Python API refuses
+            raise InputError(str(exc)) from None
+        return json.dumps([finding.as_dict() for finding in findings], ensure_ascii=False)
 
 
 def _utf8(text: str) -> str:
