@@ -146,7 +146,7 @@ class RenderStage:
             try:
                 prompt = _utf8(self.render_row(cell, more))
             except (ChatFormatError, InputError) as exc:
-                error: str | None = _describe(exc)
+                error = _describe(exc)
             except MemoryError:  # a resource error, not a bug: this row alone fails
                 error = "MemoryError: out of memory while rendering this row"
             except Exception as exc:  # noqa: BLE001 — a bug must not cost the other rows

@@ -58,7 +58,7 @@ def add_parser(sub: Any, resolve: Callable[[str], Any], parse_file: Callable[[st
     p.add_argument("-o", "--output", metavar="OUT",
                    help="with --parquet: write here (default stdout); OUT is replaced only when "
                         "the run finishes")
-    p.set_defaults(progress=None, func=lambda args: _parquet.audit_parquet(args)
+    p.set_defaults(progress=None, audit_parser=p, func=lambda args: _parquet.audit_parquet(args)
                    if args.parquet is not None else run_audit(args, resolve, parse_file))
 
 
@@ -131,7 +131,7 @@ def describe(finding: Any) -> str:
 def run_audit(args: argparse.Namespace, resolve: Callable[[str], Any],
               parse_file: Callable[[str], Any]) -> int:
     if args.file is None:
-        raise UsageError("give FILE or --parquet IN (one of them)")
+        args.audit_parser.error("give FILE or --parquet IN (one of them)")  # exits with status 2
     if args.output is not None:
         raise UsageError("-o/--output goes with --parquet")
     fmt, _, findings = _spans_and_findings(args, resolve, parse_file)

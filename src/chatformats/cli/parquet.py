@@ -139,7 +139,7 @@ def audit_parquet(args: argparse.Namespace) -> int:
     from .conversation import _options, _ported
 
     if args.file is not None:
-        raise UsageError("give FILE or --parquet IN (one of them)")
+        args.audit_parser.error("give FILE or --parquet IN (one of them)")  # exits with status 2
     fmt = _ported(args.format)
     return render_parquet(args, _options(args, fmt), audit=True)
 
