@@ -19,6 +19,8 @@ any of these as a JSON string.  A row that fails keeps its error in ``error_colu
 message"``, as the JSONL output's ``error``) and ``None`` in every output column: nothing is
 dropped, nothing is raised out of the worker.
 
+:class:`AuditStage` is the same stage with each row's audit findings (JSON text) as its output.
+
 Output columns: ``output`` (the prompt).  Every output the stage can add is a keyword argument
 naming its column, and a failed row has ``None`` in each; the token-ids outputs (ids,
 provenance, assistant masks) are meant to join as further such keywords (see
