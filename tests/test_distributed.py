@@ -155,7 +155,7 @@ def _outcome(layer: str, name: str, messages: Any) -> tuple[Any, Any]:
         return None, error.replace("\r", "\\r").replace("\n", "\\n")
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(batch=st.lists(strategies.conversations, min_size=1, max_size=4),
        layer=st.sampled_from(["pipeline", "template"]),
        name=st.sampled_from(["qwen3-tool-agent", "cogito", "llama-3.2-vision-2024-12"]))
@@ -321,8 +321,8 @@ def _preserve_order(ray: Any, value: bool) -> None:
 
 
 @pytest.mark.parametrize("layer,batch_format,workers", [
-    ("pipeline", "pyarrow", "actors"), ("template", "numpy", "tasks"), ("pipeline", "pandas", "tasks"),
-])
+    ("pipeline", "pyarrow", "actors"), ("template", "numpy", "tasks"),
+])  # (pandas batches: test_every_batch_format_gives_the_same_rows, without Ray)
 def test_sharded_output_equals_single_process_output_in_order(ray_data, layer, batch_format,
                                                               workers):
     """Two actors (or tasks), many blocks and batches, order preserved: the output rows are the
