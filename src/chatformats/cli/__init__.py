@@ -5,6 +5,7 @@
     chatformats render FORMAT FILE               render one conversation (FILE or - for stdin)
     chatformats render FORMAT --jsonl IN [-o OUT] [--workers N]
                                                  render a JSONL dataset into JSONL
+    chatformats render FORMAT --parquet IN [-o OUT]  a Parquet file into Parquet
     chatformats verify FORMAT FILE|--jsonl IN    render with the port and with the reference
                                                  template, and show any difference
     chatformats parse FORMAT FILE|- [--prefix FILE] [--stream]
@@ -106,8 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p, "render")
     p.set_defaults(parser=p)
     p.add_argument("-o", "--output", metavar="OUT",
-                   help="with --jsonl: write here (default stdout); OUT is replaced only when "
-                        "the run finishes (written beside it, then renamed)")
+                   help="with --jsonl or --parquet: write here (default stdout); OUT is "
+                        "replaced only when the run finishes (written beside it, then renamed)")
+    from . import parquet as _parquet_cli
+
+    _parquet_cli.add_options(p)
     p.add_argument("--workers", metavar="N", type=_positive, default=1,
                    help="with --jsonl: render in N processes (default 1)")
     p.set_defaults(func=_cmd_render)
@@ -143,8 +147,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     _WARNED.clear()  # each run reports its unknown variables once
     args = parser.parse_args(argv)
-    if args.command in ("render", "verify") and (args.file is None) == (args.jsonl is None):
-        args.parser.error("give FILE or --jsonl IN (one of them)")  # exits with status 2
+    if args.command in ("render", "verify"):
+        sources = [args.file, args.jsonl, getattr(args, "parquet", None)]
+        if sum(source is not None for source in sources) != 1:
+            args.parser.error("give FILE or --jsonl IN (one of them)" if args.command == "verify"
+                              else "give FILE, --jsonl IN or --parquet IN (one of them)")
     with _io.accounted_stdout(), Interrupts((signal.SIGTERM,)):
         status = _run(args)
         _settle_stdout()

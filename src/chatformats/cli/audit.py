@@ -47,10 +47,18 @@ def add_parser(sub: Any, resolve: Callable[[str], Any], parse_file: Callable[[st
                     "from the input. Exit status: 0 none found, 3 found, 1 the input cannot be "
                     "read or rendered, 2 usage error.")
     p.add_argument("format", metavar="FORMAT", help="format name or model id")
-    p.add_argument("file", metavar="FILE", help="a JSON file (- for stdin), as `render` reads it")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="a JSON file (- for stdin), as `render` reads it")
     add_render_options(p)  # as render's
     p.add_argument("--json", action="store_true", help="print the findings as a JSON list")
-    p.set_defaults(func=lambda args: run_audit(args, resolve, parse_file))
+    from . import parquet as _parquet
+
+    _parquet.add_options(p, output="findings", what="findings (JSON text)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="with --parquet: write here (default stdout); OUT is replaced only when "
+                        "the run finishes")
+    p.set_defaults(progress=None, audit_parser=p, func=lambda args: _parquet.audit_parquet(args)
+                   if args.parquet is not None else run_audit(args, resolve, parse_file))
 
 
 def add_html_option(render_parser: argparse.ArgumentParser, resolve: Callable[[str], Any],
@@ -66,8 +74,8 @@ def add_html_option(render_parser: argparse.ArgumentParser, resolve: Callable[[s
     def render(args: argparse.Namespace) -> int:
         if getattr(args, "html", None) is None:
             return int(plain(args))
-        if args.jsonl is not None:
-            raise UsageError("--html renders one FILE, not --jsonl")
+        if args.jsonl is not None or getattr(args, "parquet", None) is not None:
+            raise UsageError("--html renders one FILE, not --jsonl or --parquet")
         if args.output is not None or args.workers != 1:
             raise UsageError("-o/--output and --workers go with --jsonl")
         return run_render_html(args, resolve, parse_file)
@@ -119,6 +127,10 @@ def describe(finding: Any) -> str:
 
 def run_audit(args: argparse.Namespace, resolve: Callable[[str], Any],
               parse_file: Callable[[str], Any]) -> int:
+    if args.file is None:
+        args.audit_parser.error("give FILE or --parquet IN (one of them)")  # exits with status 2
+    if args.output is not None:
+        raise UsageError("-o/--output goes with --parquet")
     fmt, _, findings = _spans_and_findings(args, resolve, parse_file)
     if args.json:
         sys.stdout.write(json.dumps([f.as_dict() for f in findings], ensure_ascii=False,

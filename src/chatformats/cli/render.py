@@ -51,6 +51,10 @@ def _cmd_render(args: argparse.Namespace) -> int:
     opts = _options(args, fmt)
     if args.jsonl is not None:
         return _render_jsonl(args, opts)
+    if getattr(args, "parquet", None) is not None:
+        from .parquet import render_parquet
+
+        return render_parquet(args, opts)
     if args.output is not None or args.workers != 1:
         raise UsageError("-o/--output and --workers go with --jsonl")
     conv = _parse_file(args.file)

@@ -1,0 +1,359 @@
+"""A Ray Data stage: a column of conversations rendered in a ``Dataset.map_batches`` call.
+
+    import ray
+    from chatformats.ray import RenderStage
+
+    ds = ray.data.read_parquet("s3://bucket/sft/")
+    ds = ds.map_batches(RenderStage, fn_constructor_kwargs={"format": "qwen3-instruct-2507"},
+                        batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=8))
+
+:class:`RenderStage` is a plain callable class: Ray builds one per actor (or pickles an instance
+to its tasks) and calls it on each batch.  It needs nothing but chatformats on the workers: no
+ray import here (this module imports without ray installed), no transformers, no tokenizer
+download; pyarrow, pandas or numpy are touched only when the batch is one of theirs.
+
+Each row is rendered as ``chatformats render --jsonl`` renders a line (one row function for the
+two, see :mod:`chatformats.cli.conversation`): the messages cell is a list of messages, an
+object with ``messages`` and template variables, an OpenAI chat-completions request body, or
+any of these as a JSON string.  A row that fails keeps its error in ``error_column`` (``"Kind:
+message"``, as the JSONL output's ``error``) and ``None`` in every output column: nothing is
+dropped, nothing is raised out of the worker.
+
+:class:`AuditStage` is the same stage with each row's audit findings (JSON text) as its output.
+
+Output columns: ``output`` (the prompt).  Every output the stage can add is a keyword argument
+naming its column, and a failed row has ``None`` in each; the token-ids outputs (ids,
+provenance, assistant masks) are meant to join as further such keywords (see
+``docs/distributed.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Iterable, Mapping
+
+from ._registry import get_format
+from .cli.common import InputError, _describe, _too_long
+from .cli.conversation import LAYERS, Conversation, Options, parse_conversation, render_conversation
+from .errors import ChatFormatError
+
+__all__ = ["RenderStage", "AuditStage", "GENERATION_PROMPT_MODES"]
+
+#: ``generation_prompt``: ``None`` (as the variables say), ``True``/``False`` (set for every
+#: row), or ``"auto"``: ``ray.data.llm``'s ``ChatTemplateStage`` rule, the generation prompt
+#: when the last message is a user's, else ``continue_final_message`` (pipeline layer only).
+GENERATION_PROMPT_MODES = (None, True, False, "auto")
+
+
+class RenderStage:
+    """Renders ``batch[column]`` into ``batch[output]`` (see the module docstring).
+
+    - ``format``: a format name or a model id it serves (``chatformats formats``).
+    - ``layer``: ``"pipeline"`` (default; ``chatformats.apply_chat_template``, what transformers'
+      ``apply_chat_template(tokenize=False)`` returns) or ``"template"`` (``chatformats.render``).
+    - ``column``: the conversations; ``output``: the prompts; ``error_column``: each row's error
+      or ``None``.
+    - ``variables``: template variables for every row (a row's own variables win over them);
+      ``variables_column``: a column of per-row variables (an object, or its JSON string),
+      merged over the row's own; ``overrides``: variables that win over everything (the command
+      line's ``--var``).
+    - ``generation_prompt``: see :data:`GENERATION_PROMPT_MODES`.
+    - ``now``: the clock behind ``strftime_now``; default: when the stage was built, so every
+      worker renders with the same date.
+
+    An instance pickles small (the format's name and these options), so it can also be passed
+    to ``map_batches`` as a function (Ray tasks instead of actors)."""
+
+    def __init__(
+        self,
+        format: str,
+        layer: str = "pipeline",
+        column: str = "messages",
+        output: str = "prompt",
+        *,
+        variables: Mapping[str, Any] | None = None,
+        variables_column: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        generation_prompt: bool | str | None = None,
+        error_column: str = "error",
+        now: datetime | None = None,
+    ) -> None:
+        fmt = get_format(format)  # UnknownFormatError, with its "did you mean"
+        if fmt.status != "ported":
+            raise ChatFormatError(f"format {fmt.name!r} is not ported yet (status: {fmt.status})")
+        if layer not in LAYERS:
+            raise ValueError(f"layer: expected one of {', '.join(LAYERS)}, got {layer!r}")
+        if not any(generation_prompt is mode for mode in (None, True, False)) \
+                and generation_prompt != "auto":
+            raise ValueError(f"generation_prompt: expected None, True, False or 'auto', "
+                             f"got {generation_prompt!r}")
+        if generation_prompt == "auto" and layer != "pipeline":
+            raise ValueError("generation_prompt='auto' sets continue_final_message, a pipeline "
+                             "layer parameter: use layer='pipeline'")
+        self.columns = (output,)  # the output columns, in the order each row's outputs come
+        names = [column, *self.columns, error_column]
+        if variables_column is not None:
+            names.append(variables_column)
+        if len(set(names)) != len(names):
+            raise ValueError(f"the column names must differ: {names}")
+        self.format = fmt.name
+        self.layer = layer
+        self.column = column
+        self.output = output
+        self.error_column = error_column
+        self.variables = dict(variables or {})
+        self.variables_column = variables_column
+        self.overrides = dict(overrides or {})
+        self.generation_prompt = generation_prompt
+        self.now = now if now is not None else datetime.now()
+        fixed = tuple(self.overrides.items())
+        self._options = Options(format=self.format, layer=layer,
+                                generation_prompt=generation_prompt is True, now=self.now,
+                                variables=fixed + ((("add_generation_prompt", False),)
+                                                   if generation_prompt is False else ()))
+        # generation_prompt="auto": one set of options for a conversation that ends with a user
+        # message, one for any other.
+        self._after_user = Options(format=self.format, layer=layer, generation_prompt=True,
+                                   now=self.now, variables=fixed)
+        self._otherwise = Options(format=self.format, layer=layer, now=self.now,
+                                  variables=fixed + (("add_generation_prompt", False),
+                                                     ("continue_final_message", True)))
+
+    def __repr__(self) -> str:
+        return (f"RenderStage({self.format!r}, layer={self.layer!r}, column={self.column!r}, "
+                f"output={self.output!r})")
+
+    # ------------------------------------------------------------------ one batch
+
+    def __call__(self, batch: Any) -> Any:
+        """One batch, in the format Ray gave it (a ``pyarrow.Table`` for
+        ``batch_format="pyarrow"``, a ``pandas.DataFrame``, or a dict of columns): the same
+        rows, in the same order, with the output and error columns added (replaced if present)."""
+        kind = _kind(batch)
+        cells = _column(batch, self.column, kind)
+        row_variables = (_column(batch, self.variables_column, kind)
+                         if self.variables_column is not None else None)
+        outputs, errors = self.render_rows(cells, row_variables)
+        return _with_columns(batch, kind, self.columns, outputs, self.error_column, errors)
+
+    def render_rows(self, cells: Iterable[Any],
+                    row_variables: Iterable[Any] | None = None) -> tuple[list[list[Any]], list[str | None]]:
+        """The rows' outputs (one list per output column, ``None`` for a failed row) and their
+        errors (``None`` for a rendered row)."""
+        prompts: list[Any] = []
+        errors: list[str | None] = []
+        extra: Iterable[Any] = row_variables if row_variables is not None else _nones()
+        for cell, more in zip(cells, extra):
+            try:
+                prompt = _utf8(self.render_row(cell, more))
+            except (ChatFormatError, InputError) as exc:
+                error = _describe(exc)
+            except MemoryError:  # a resource error, not a bug: this row alone fails
+                error = "MemoryError: out of memory while rendering this row"
+            except Exception as exc:  # noqa: BLE001 — a bug must not cost the other rows
+                error = _describe(exc) + " (this is a chatformats bug)"
+            else:
+                prompts.append(prompt)
+                errors.append(None)
+                continue
+            prompts.append(None)
+            errors.append(_escaped(error))
+        return [prompts], errors
+
+    def render_row(self, cell: Any, row_variables: Any = None) -> str:
+        """One row's prompt (``cell`` and ``row_variables`` as plain Python data, or JSON
+        strings); raises :class:`ChatFormatError` or an input error."""
+        conv = parse_conversation(_decoded(cell, ""))
+        variables = dict(self.variables)
+        variables.update(conv.variables)
+        if row_variables is not None:
+            extra = _decoded(row_variables, f"{self.variables_column}: ")
+            if not isinstance(extra, dict):
+                raise InputError(f"{self.variables_column}: expected an object of template "
+                                 f"variables, got {type(extra).__name__}")
+            variables.update(extra)
+        conv = Conversation(conv.messages, variables, from_request=conv.from_request)
+        opts = self._options
+        if self.generation_prompt == "auto":
+            opts = self._after_user if _last_role(conv.messages) == "user" else self._otherwise
+        return self._render(conv, opts)
+
+    def _render(self, conv: Conversation, opts: Options) -> str:
+        """One conversation's output (the prompt)."""
+        return render_conversation(conv, opts)
+
+
+class AuditStage(RenderStage):
+    """:class:`RenderStage` whose output is each row's audit findings (``chatformats.audit``:
+    the format's control strings inside input-derived text) as JSON text, the list that
+    ``chatformats audit --json`` prints (``"[]"``: none); ``output`` defaults to ``"findings"``.
+    The same options, the same error column."""
+
+    def __init__(self, format: str, layer: str = "pipeline", column: str = "messages",
+                 output: str = "findings", **options: Any) -> None:
+        super().__init__(format, layer, column, output, **options)
+
+    def _render(self, conv: Conversation, opts: Options) -> str:
+        from . import _audit
+        from .cli.conversation import _variables
+
+        variables = _variables(conv, opts)
+        try:
+            if opts.layer == "template":
+                _, findings = _audit.template_layer(opts.format, conv.messages, opts.clock(),
+                                                    False, variables)
+            else:
+                _, findings = _audit.pipeline_layer(opts.format, conv.messages, opts.clock(),
+                                                    variables)
+        except TypeError as exc:  # a variable the Python API refuses
+            raise InputError(str(exc)) from None
+        return json.dumps([finding.as_dict() for finding in findings], ensure_ascii=False)
+
+
+def _utf8(text: str) -> str:
+    """``text``, which a column can hold: Arrow strings (and Parquet's) are UTF-8, so a lone
+    surrogate (from a JSON ``"\\ud800"`` escape) makes the row fail, where ``--jsonl`` writes it
+    ``\\u``-escaped."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"the prompt holds a lone surrogate ({text[exc.start]!r}) that UTF-8 "
+                         "cannot encode, so no Arrow or Parquet column can hold it") from None
+    return text
+
+
+def _escaped(error: str) -> str:
+    """An error message that UTF-8 can encode (a lone surrogate it quotes, backslash-escaped)."""
+    try:
+        error.encode("utf-8")
+    except UnicodeEncodeError:
+        return error.encode("utf-8", "backslashreplace").decode("utf-8")
+    return error
+
+
+def _nones() -> Iterable[None]:
+    while True:
+        yield None
+
+
+def _last_role(messages: Any) -> Any:
+    """``conversation[-1]["role"]``, as ``ChatTemplateStage`` reads it (``None`` when there is
+    none: the render then fails as the pipeline layer fails on that input)."""
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        return messages[-1].get("role")
+    return None
+
+
+def _decoded(value: Any, what: str) -> Any:
+    """A JSON string (or UTF-8 bytes) cell decoded, as a ``--jsonl`` line is (its errors worded
+    as the line's, after ``what``); any other cell as it is."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{what}not UTF-8 (byte {exc.start + 1})") from None
+    if not isinstance(value, str):
+        return value
+    if not value.strip():
+        raise InputError("an empty string: expected one conversation as JSON" if not what
+                         else f"{what}an empty string: expected JSON")
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what}invalid JSON at column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(f"{what}invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer longer than Python converts from text
+        raise InputError(f"{what}invalid JSON: {_too_long(exc)}") from None
+
+
+def _plain(value: Any) -> Any:
+    """A cell of a numpy or pandas batch as plain Python data: arrays (and numpy scalars) to
+    lists (and Python scalars), recursively (pyarrow's ``to_pylist`` gives plain data already)."""
+    if isinstance(value, (str, bytes, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars, pandas arrays
+    if tolist is not None and type(value).__module__.split(".")[0] in ("numpy", "pandas"):
+        return _plain(tolist())
+    return value
+
+
+# ------------------------------------------------------------------ batch formats
+
+
+def _kind(batch: Any) -> str:
+    module = type(batch).__module__.split(".")[0]
+    if module == "pyarrow" and hasattr(batch, "schema") and hasattr(batch, "num_rows"):
+        return "arrow"
+    if module == "pandas" and hasattr(batch, "columns"):
+        return "pandas"
+    if isinstance(batch, Mapping):
+        return "dict"
+    raise TypeError(f"RenderStage: a batch must be a pyarrow Table or RecordBatch, a pandas "
+                    f"DataFrame or a dict of columns, got {type(batch).__name__}")
+
+
+def _column(batch: Any, name: str, kind: str) -> Iterable[Any]:
+    if kind == "arrow":
+        if name not in batch.schema.names:
+            raise KeyError(f"RenderStage: the batch has no column {name!r} "
+                           f"(its columns: {', '.join(batch.schema.names)})")
+        values: Iterable[Any] = batch.column(name).to_pylist()
+        return values
+    if name not in batch:  # a DataFrame's columns, a dict's keys
+        raise KeyError(f"RenderStage: the batch has no column {name!r} "
+                       f"(its columns: {', '.join(map(str, list(batch)))})")
+    if kind == "pandas":  # a missing value is pandas.NA or NaN there, null in Arrow
+        return [None if _missing(cell) else _plain(cell) for cell in batch[name]]
+    return [_plain(cell) for cell in batch[name]]
+
+
+def _missing(cell: Any) -> bool:
+    return (type(cell).__name__ == "NAType" or (isinstance(cell, float) and cell != cell))
+
+
+def _with_columns(batch: Any, kind: str, names: tuple[str, ...], outputs: list[list[Any]],
+                  error_column: str, errors: list[str | None]) -> Any:
+    if kind == "arrow":
+        import importlib
+
+        pa = importlib.import_module("pyarrow")
+        table = batch if hasattr(batch, "column_names") and hasattr(batch, "combine_chunks") \
+            else pa.Table.from_batches([batch])
+        columns = [(name, pa.array(values, type=pa.large_string()))
+                   for name, values in zip(names, outputs)]
+        columns.append((error_column, pa.array(errors, type=pa.string())))
+        for name, array in columns:
+            if name in table.column_names:
+                table = table.set_column(table.column_names.index(name), name, array)
+            else:
+                table = table.append_column(name, array)
+        return table
+    if kind == "pandas":
+        frame = batch.copy(deep=False)
+        for name, values in zip(names, outputs):
+            frame[name] = values
+        frame[error_column] = errors
+        return frame
+    result = dict(batch)
+    for name, values in zip((*names, error_column), (*outputs, errors)):
+        result[name] = _object_array(values, batch)
+    return result
+
+
+def _object_array(values: list[Any], batch: Mapping[str, Any]) -> Any:
+    """A dict batch's new column: a numpy object array when the batch holds numpy arrays (Ray's
+    default format; a list of str would become a fixed-width unicode array), else the list."""
+    if any(type(column).__module__.split(".")[0] == "numpy" for column in batch.values()):
+        import importlib
+
+        np = importlib.import_module("numpy")
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
+        return array
+    return values
