@@ -80,8 +80,6 @@ class RenderStage:
         now: datetime | None = None,
     ) -> None:
         fmt = get_format(format)  # UnknownFormatError, with its "did you mean"
-        if fmt.status != "ported":
-            raise ChatFormatError(f"format {fmt.name!r} is not ported yet (status: {fmt.status})")
         if layer not in LAYERS:
             raise ValueError(f"layer: expected one of {', '.join(LAYERS)}, got {layer!r}")
         if not any(generation_prompt is mode for mode in (None, True, False)) \
