@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from ._spans import Rendering, Span
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template, apply_chat_template_spans
+    from .ids import Ids, TokenSource, render_ids
+    from .bridge import Turn, bridge, prefix_stable, start
 
 _LAZY = {
     "formats": "._registry",
@@ -60,6 +62,13 @@ _LAZY = {
     "Rendering": "._spans",
     "Span": "._spans",
     "Finding": "._audit",
+    "render_ids": ".ids",
+    "Ids": ".ids",
+    "TokenSource": ".ids",
+    "start": ".bridge",
+    "bridge": ".bridge",
+    "Turn": ".bridge",
+    "prefix_stable": ".bridge",
 }
 
 
@@ -110,6 +119,13 @@ __all__ = [
     "parse_response",
     "ResponseParser",
     "NESTING_LIMIT",
+    "render_ids",
+    "Ids",
+    "TokenSource",
+    "start",
+    "bridge",
+    "Turn",
+    "prefix_stable",
 ]
 
 #: The deepest nesting of containers either layer accepts (see ``docs/guarantees.md``).

@@ -514,8 +514,20 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
     if kwargs:
         if "self" in kwargs or "conversation" in kwargs:
             raise TypeError(_CLASHES["self" if "self" in kwargs else "conversation"])
-        if _truth(kwargs.pop("tokenize", False)):  # ``if not tokenize:``, its first statement
-            raise TypeError("chatformats.apply_chat_template renders text only: tokenize must be False")
+        if _truth(kwargs.get("tokenize", False)):  # the tokenizing path: chatformats.ids
+            if spans:
+                raise TypeError("apply_chat_template_spans renders text: tokenize must be False")
+            from .ids import tokenized
+
+            def render(template_kwargs: dict[str, Any]) -> Any:
+                return _apply(name, messages, tools, documents, add_generation_prompt,
+                              continue_final_message, now, strict, template_kwargs, True)
+
+            kwargs["continue_final_message"] = continue_final_message
+            return tokenized(name, messages, kwargs, render)
+        kwargs.pop("tokenize", None)
+        if "tokenizer" in kwargs or "safe" in kwargs:
+            raise TypeError("tokenizer= and safe= are for apply_chat_template(tokenize=True)")
         kwargs.pop("return_dict", None)  # with tokenize=False, transformers sets it to False
         if _truth(kwargs.pop("return_assistant_tokens_mask", False)):
             # ``... and not (return_dict and tokenize)``: always true with return_dict=False.
