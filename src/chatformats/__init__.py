@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template, apply_chat_template_spans
     from .ids import Ids, TokenSource, render_ids
-    from .bridge import Turn, bridge, prefix_stable, start
+    from .rollout import Turn, bridge, prefix_stable, start
 
 _LAZY = {
     "formats": "._registry",
@@ -65,10 +65,10 @@ _LAZY = {
     "render_ids": ".ids",
     "Ids": ".ids",
     "TokenSource": ".ids",
-    "start": ".bridge",
-    "bridge": ".bridge",
-    "Turn": ".bridge",
-    "prefix_stable": ".bridge",
+    "start": ".rollout",
+    "bridge": ".rollout",
+    "Turn": ".rollout",
+    "prefix_stable": ".rollout",
 }
 
 
