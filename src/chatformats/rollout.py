@@ -55,7 +55,68 @@ class Turn(Record):
       (the ``"sampled"`` policy).
     """
 
-    __slots__ = ("text", "ids", "messages", "variables", "appended", "rewritten")
+    __slots__ = ("text", "ids", "messages", "variables", "appended", "rewritten", "context")
+    _defaults = {"context": None}
+
+
+class _Context:
+    """What the template received for a turn, kept so that the next turn converts only its new
+    messages (transformers' conversions are per message): the port, the converted messages, the
+    template's variables (the special tokens, the converted tools, ``documents``) and the
+    clock.  Built by :func:`start` only when rendering from it gives the pipeline's own text."""
+
+    __slots__ = ("port", "calls", "messages", "variables", "now")
+
+    def __init__(self, port: Any, calls: Any, messages: list[Any], variables: dict[str, Any],
+                 now: datetime) -> None:
+        self.port, self.calls, self.messages, self.variables, self.now = port, calls, messages, variables, now
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Context):
+            return NotImplemented
+        return (self.port, self.messages, self.variables, self.now) == \
+            (other.port, other.messages, other.variables, other.now)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def render(self, name: Any, new: list[Any], add_generation_prompt: bool) -> tuple[str, _Context]:
+        from . import _core
+        from .pipeline import _conversation
+
+        messages = [*self.messages, *_conversation(new)]
+        variables = self.variables
+        if variables["add_generation_prompt"] is not add_generation_prompt:
+            variables = dict(variables, add_generation_prompt=add_generation_prompt)
+        text = _core.call_port(name, self.port, self.calls, messages, variables, self.now)
+        return text, _Context(self.port, self.calls, messages, self.variables, self.now)
+
+
+def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: str) -> _Context | None:
+    """The :class:`_Context` of a first prompt, or ``None`` when rendering from it does not give
+    ``text`` (a keyword the pipeline treats itself, a batch)."""
+    from . import _core
+    from ._registry import get_format
+    from ._registry import port as registry_port
+    from .pipeline import _TOKENIZER_ONLY_PARAMS, _conversation, _plain, _room, _tool_schemas
+
+    kwargs = {k: v for k, v in variables.items() if k not in ("tools", "documents", "now")}
+    if _TOKENIZER_ONLY_PARAMS.intersection(kwargs) or "continue_final_message" in kwargs \
+            or variables.get("documents") is not None:
+        return None
+    try:
+        fmt = get_format(name)
+        port, calls = registry_port(name)
+        template = _plain({**fmt.special_tokens, **kwargs}, _room(0))
+        tools = variables.get("tools")
+        template["tools"] = _plain(None if tools is None else _tool_schemas(tools), _room(1))
+        template["documents"] = None
+        template["add_generation_prompt"] = True
+        context = _Context(port, calls, _conversation(messages), template, variables["now"])
+        if _core.call_port(name, port, calls, context.messages, template, context.now) != text:
+            return None
+    except ChatFormatError:
+        return None
+    return context
 
 
 def _encoder(tokenizer: Any) -> Any:
@@ -81,7 +142,8 @@ def start(name: Any, messages: Any, *, tokenizer: Any = None, tools: Any = None,
         raise TypeError("start takes one conversation, not a batch")
     enc = _encoder(tokenizer)
     ids = enc.ids(text) if enc is not None else None
-    return Turn(text, ids, tuple(messages), variables, text, None)
+    return Turn(text, ids, tuple(messages), variables, text, None,
+                _context(name, list(messages), variables, text))
 
 
 def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, tokenizer: Any = None,
@@ -119,11 +181,15 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
     history = [*prompt.messages, message, *new_messages]
     sampled = prompt.text + text
     if policy == "template" or prompt.rewritten is None:
-        full = apply_chat_template(name, history, add_generation_prompt=add_generation_prompt,
-                                   **variables)
+        context = prompt.context
+        if context is not None:
+            full, context = context.render(name, [message, *new_messages], add_generation_prompt)
+        else:
+            full = apply_chat_template(name, history, add_generation_prompt=add_generation_prompt,
+                                       **variables)
         if full.startswith(sampled):
             return _turn(full[len(sampled):], sampled, prompt, completion_ids, enc, history,
-                         variables, prompt.rewritten)
+                         variables, prompt.rewritten, context)
         if policy == "template":
             return None
     rendering = apply_chat_template_spans(name, history, add_generation_prompt=add_generation_prompt,
@@ -139,16 +205,17 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
                      min(len(sampled), len(full)))
     if prompt.rewritten is not None:
         rewritten = min(rewritten, prompt.rewritten)
-    return _turn(appended, sampled, prompt, completion_ids, enc, history, variables, rewritten)
+    return _turn(appended, sampled, prompt, completion_ids, enc, history, variables, rewritten, None)
 
 
 def _turn(appended: str, sampled: str, prompt: Turn, completion_ids: Any, enc: Any,
-          history: list[Any], variables: dict[str, Any], rewritten: int | None) -> Turn:
+          history: list[Any], variables: dict[str, Any], rewritten: int | None,
+          context: _Context | None) -> Turn:
     ids = None
     if enc is not None:
         before = prompt.ids if prompt.ids is not None else enc.ids(prompt.text)
         ids = [*before, *completion_ids, *enc.ids(appended)]
-    return Turn(sampled + appended, ids, tuple(history), variables, appended, rewritten)
+    return Turn(sampled + appended, ids, tuple(history), variables, appended, rewritten, context)
 
 
 def _message_index(source: str | None) -> int | None:
