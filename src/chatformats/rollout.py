@@ -263,6 +263,8 @@ _CALLING_PLAIN = {"role": "assistant", "content": "", "tool_calls": [_CALL]}
 _ANSWER_PLAIN = {"role": "assistant", "content": "It is sunny."}
 _RESULT = {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "sunny"}
 _SYSTEM = {"role": "system", "content": "Be brief."}
+#: The probes' clock (a format that prints the date prints the same one on both sides).
+_NOW = datetime(2026, 3, 7, 14, 5, 9)
 
 #: ``append -> [(history, appended message or None for the generation prompt, earlier render has
 #: the generation prompt)]``: the probes, every history with and without a system message.
@@ -285,12 +287,10 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
     probe conversation (with the ``tools`` of a weather tool, and ``variables``), else why not:
     the first offset where they differ, the two texts there and the input the earlier text came
     from.  ``scripts/prefix_table.py`` checks these answers against a property run."""
-    from datetime import datetime as _dt
-
     from .pipeline import apply_chat_template_spans
 
     variables.setdefault("tools", [_TOOL])
-    variables.setdefault("now", _dt(2026, 3, 7, 14, 5, 9))
+    variables.setdefault("now", _NOW)
     out: dict[str, str | None] = {}
     for append in APPENDS:
         out[append] = None
