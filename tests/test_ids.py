@@ -24,6 +24,7 @@ formats).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -144,6 +145,37 @@ def test_template_ids_are_the_oracle_text_encoded(name: str, data: st.DataObject
     assert ids.ids == bpe.backend(name, kind).encode(expected.text, add_special_tokens=False).ids
     assert_provenance(ids)
     assert_safe(name, kind, ids, messages, variables)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_accelerate_serves_the_tokenizing_path(name: str) -> None:
+    """``accelerate(tokenizer)``: ``apply_chat_template(tokenize=True)`` (its default) is served by
+    chatformats with transformers' own result; a mask asked for goes to the tokenizer's method."""
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    from chatformats.transformers import accelerate
+
+    fmt = chatformats.get_format(name)
+    base: Any = PreTrainedTokenizerFast
+    fast = accelerate(base(tokenizer_object=Tokenizer.from_str(bpe.backend(name).to_str()),
+                           chat_template=fmt.template_source(), **fmt.special_tokens))
+    plain_tok = bpe.transformers_tokenizer(name)
+    calls = [dict(), dict(return_dict=False), dict(add_generation_prompt=True, truncation=True, max_length=9),
+             dict(tools=[s.TOOL_SCHEMAS[0]])]
+    with contextlib.nullcontext():  # both sides read the real clock (accelerate passes no now=)
+        for kwargs in calls:
+            for messages in (bpe.TRAINING_CHATS[0], [bpe.TRAINING_CHATS[0], bpe.TRAINING_CHATS[2]]):
+                served = fast.apply_chat_template.served
+                expected = oracle_outcome(lambda: plain_tok.apply_chat_template(messages, **kwargs))
+                got = oracle_outcome(lambda: fast.apply_chat_template(messages, **kwargs))
+                assert got[0] == expected[0]
+                if got[0] == "ok":
+                    assert plain(got[1]) == plain(expected[1])
+                    assert fast.apply_chat_template.served == served + 1
+        passed = fast.apply_chat_template.passed
+        fast.apply_chat_template(bpe.TRAINING_CHATS[0], return_assistant_tokens_mask=True)
+        assert fast.apply_chat_template.passed == passed + 1
 
 
 # ------------------------------------------------------------------ 2. provenance

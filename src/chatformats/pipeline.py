@@ -507,6 +507,7 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
         port, calls = _PORTS[name]  # the registry's port table (a hit needs no call)
     except (KeyError, TypeError):
         port, calls = _registry_port(name)
+    given_now = now  # for the tokenizing path, which renders through this function again
     now = _core.clock(now)
 
     # transformers' own parameters, which never reach the template, in the order it reads them.
@@ -521,7 +522,7 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
 
             def render(template_kwargs: dict[str, Any]) -> Any:
                 return _apply(name, messages, tools, documents, add_generation_prompt,
-                              continue_final_message, now, strict, template_kwargs, True)
+                              continue_final_message, given_now, strict, template_kwargs, True)
 
             kwargs["continue_final_message"] = continue_final_message
             return tokenized(name, messages, kwargs, render)

@@ -1,13 +1,18 @@
-"""A transformers drop-in: ``tokenizer.apply_chat_template(..., tokenize=False)`` through
+"""A transformers drop-in: ``tokenizer.apply_chat_template(...)`` (text or token ids) through
 chatformats.
 
 :func:`accelerate` replaces one tokenizer's ``apply_chat_template`` (on that object only) by a
 function that renders with chatformats' pipeline layer whenever it can give exactly what
 transformers gives, and calls the tokenizer's own method otherwise:
 
-- the call must render text: ``tokenize=False``, and none of ``padding``, ``truncation``,
+- a call that renders text (``tokenize=False``) must set none of ``padding``, ``truncation``,
   ``max_length``, ``return_tensors``, ``return_assistant_tokens_mask``, ``tokenizer_kwargs``,
-  ``sanitize_control_tokens`` set;
+  ``sanitize_control_tokens``; a call that tokenizes (``tokenize=True``, transformers' default)
+  is served by :func:`chatformats.apply_chat_template` with ``tokenize=True`` and this tokenizer
+  (the same ``tokenizer(text, add_special_tokens=False, ...)`` call transformers makes, with the
+  padding, truncation, tensor and ``tokenizer_kwargs`` arguments passed through, ``docs/ids.md``)
+  unless it asks for ``return_assistant_tokens_mask`` (transformers' mask is zeros for these
+  templates, chatformats' is not) or ``sanitize_control_tokens``;
 - the template the tokenizer would use for the call (``get_chat_template(chat_template,
   tools)``: its own, a named one, or one passed as text) must be a ported one, recognised by
   its exact text (:func:`chatformats.detect`);
@@ -85,10 +90,23 @@ class _Accelerated:
         bound.apply_defaults()
         given = dict(bound.arguments)
         extra = given.pop("kwargs", {})
-        if given.get("tokenize", True) is not False:
+        tokenize = given.get("tokenize", True)
+        if tokenize is True:
+            # The tokenizing path (chatformats.ids): the same encoding call transformers makes;
+            # served unless an assistant mask (transformers' are zeros for these templates,
+            # chatformats' are not) or sanitized control tokens are asked for.
+            if given.get("return_assistant_tokens_mask", False) is not False or \
+                    given.get("sanitize_control_tokens", False) is not False or \
+                    {"tokenizer", "safe"}.intersection(extra):
+                return _PASS
+            tokenizing = {name: given.get(name, default) for name, default in _TOKENIZING_DEFAULTS.items()
+                          if name not in ("return_assistant_tokens_mask", "sanitize_control_tokens")}
+            extra = dict(extra, tokenize=True, tokenizer=self.tokenizer,
+                         return_dict=given.get("return_dict", True), **tokenizing)
+        elif tokenize is not False:
             return _PASS
-        if any(given.get(name, default) != default or type(given.get(name, default)) is not type(default)
-               for name, default in _TOKENIZING_DEFAULTS.items()):
+        elif any(given.get(name, default) != default or type(given.get(name, default)) is not type(default)
+                 for name, default in _TOKENIZING_DEFAULTS.items()):
             return _PASS
         if _OWN_PARAMETERS.intersection(extra):
             return _PASS
