@@ -244,3 +244,23 @@ def test_prefix_stable_names_the_reason() -> None:
     # tool call made without reasoning (it is written only for the last message)
     assert "offset" in answers["user"] and "offset" in answers["tool"]
     assert set(answers) == {"tool", "user", "assistant", "generation_prompt"}
+
+
+def test_the_docs_table_is_prefix_stables() -> None:
+    """Each cell of ``docs/ids.md``'s table (written by ``scripts/prefix_table.py``) says what
+    ``prefix_stable`` says for that format and setting."""
+    import ast
+    import re
+    from pathlib import Path
+
+    from chatformats.rollout import APPENDS
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "ids.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([^`]+)` \| ([^|]+) \| (.*) \|$", page, re.M)
+    assert {name for name, _, _ in rows} == set(FORMATS)
+    for name, setting, cells in rows:
+        variables = {} if setting.strip() == "(defaults)" else dict(
+            (k, ast.literal_eval(v)) for k, v in re.findall(r"`(\w+)=([^`]+)`", setting))
+        answers = chatformats.prefix_stable(name, **variables)
+        for append, cell in zip(APPENDS, cells.split(" | ")):
+            assert (cell.strip() == "yes") == (answers[append] is None), (name, setting, append)
