@@ -39,6 +39,10 @@ class TokenSource(Record):
 
     __slots__ = ("source", "message", "straddles")
 
+    source: str | None
+    message: int | None
+    straddles: bool
+
 
 def _message_of(path: str | None) -> int | None:
     if path is None or not path.startswith("messages["):

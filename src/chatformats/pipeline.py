@@ -427,10 +427,11 @@ def apply_chat_template(
     transformers' own tokenizing parameters are accepted as it treats them with
     ``tokenize=False``: ``padding``, ``truncation``, ``max_length``, ``return_tensors``,
     ``return_dict`` and ``tokenizer_kwargs`` have no effect; ``return_assistant_tokens_mask``
-    and ``sanitize_control_tokens`` fail as they fail there; ``tokenize=True`` and
-    ``chat_template`` are a ``TypeError`` (chatformats renders text, with its own templates), and
-    so is a keyword that clashes with a parameter of transformers' call chain (``self``,
-    ``conversation``).
+    and ``sanitize_control_tokens`` fail as they fail there; ``chat_template`` is a
+    ``TypeError`` (chatformats renders its own templates), and so is a keyword that clashes with
+    a parameter of transformers' call chain (``self``, ``conversation``).  ``tokenize=True``
+    with ``tokenizer=`` (and ``safe=``) returns token ids as transformers does
+    (:func:`chatformats.ids.tokenized`, ``docs/ids.md``).
 
     ``name`` is a format name or a model id it serves (any case), or a :class:`ChatFormat` (one
     from :func:`chatformats.from_pretrained` carries its model folder's special tokens).  With

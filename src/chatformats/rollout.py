@@ -58,6 +58,14 @@ class Turn(Record):
     __slots__ = ("text", "ids", "messages", "variables", "appended", "rewritten", "context")
     _defaults = {"context": None}
 
+    text: str
+    ids: list[int] | None
+    messages: tuple[Any, ...]
+    variables: dict[str, Any]
+    appended: str
+    rewritten: int | None
+    context: _Context | None
+
 
 class _Context:
     """What the template received for a turn, kept so that the next turn converts only its new
