@@ -262,6 +262,14 @@ def test_a_planted_im_start_is_text() -> None:
     assert tok.decode(safe.ids, skip_special_tokens=False) == safe.text
     assert chatformats.apply_chat_template(name, messages, tokenize=True, tokenizer=tok, safe=True,
                                            return_dict=False) == safe.ids
+    hf = bpe.transformers_tokenizer(name)
+    out = chatformats.apply_chat_template(name, messages, tokenize=True, tokenizer=hf, safe=True,
+                                          return_assistant_tokens_mask=True)
+    assert type(out) is type(hf("x")) and out["input_ids"] == safe.ids
+    assert out["attention_mask"] == [1] * len(safe.ids) and len(out["assistant_masks"]) == len(safe.ids)
+    batch = chatformats.apply_chat_template(name, [messages, messages], tokenize=True, tokenizer=hf,
+                                            safe=True, return_dict=False)
+    assert batch == [safe.ids, safe.ids]
 
 
 def test_the_encoders_text_path_is_the_model_without_added_tokens() -> None:
