@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ._spans import Rendering, Span
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template, apply_chat_template_spans
-    from .ids import Ids, TokenSource, render_ids
+    from .ids import Ids, TokenSource
     from .rollout import Turn, bridge, prefix_stable, start
 
 _LAZY = {
@@ -62,7 +62,6 @@ _LAZY = {
     "Rendering": "._spans",
     "Span": "._spans",
     "Finding": "._audit",
-    "render_ids": ".ids",
     "Ids": ".ids",
     "TokenSource": ".ids",
     "start": ".rollout",
@@ -184,6 +183,19 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
     text = _core.render(name, port, calls, messages, now, variables, recorder)
     rendering: Rendering = _spans.build(text, recorder)
     return rendering
+
+
+def render_ids(name: str | ChatFormat, messages: Any, *, tokenizer: Any, safe: bool = False,
+               now: datetime | None = None, strict: bool = False, **variables: Any) -> Ids:
+    """:func:`render_spans` encoded by ``tokenizer`` (a ``tokenizers.Tokenizer`` or a transformers
+    fast tokenizer) with no special tokens added, as transformers encodes a rendered chat: an
+    :class:`Ids` (ids, offsets, each token's provenance); with ``safe=True`` control tokens only
+    where the template writes them (``docs/ids.md``)."""
+    from . import ids
+
+    enc = ids.encoder(tokenizer)
+    return ids.encode_rendering(render_spans(name, messages, now=now, strict=strict, **variables),
+                                enc, safe)
 
 
 def audit(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,

@@ -1,6 +1,7 @@
 """Token ids: the prompt encoded by the caller's tokenizer, with the provenance of every token.
 
-- :func:`render_ids` — the template layer (``render``'s arguments) encoded: an :class:`Ids`.
+- :func:`chatformats.render_ids` — the template layer (``render``'s arguments) encoded: an
+  :class:`Ids` (:func:`encode_rendering` of ``render_spans``).
 - :func:`tokenized` — ``apply_chat_template(..., tokenize=True, tokenizer=...)``: what
   transformers 5.24's ``tokenizer.apply_chat_template(..., tokenize=True)`` returns (``docs/ids.md``).
 
@@ -29,7 +30,7 @@ from typing import Any
 from ._record import Record
 from .errors import ChatFormatError
 
-__all__ = ["Ids", "TokenSource", "render_ids", "tokenized", "encoder"]
+__all__ = ["Ids", "TokenSource", "encode_rendering", "tokenized", "encoder"]
 
 
 class TokenSource(Record):
@@ -255,19 +256,6 @@ def encode_rendering(rendering: Any, enc: Encoder, safe: bool) -> Ids:
             # The replacement tokens share the control token's offsets (its characters).
             offsets[index:index + 1] = [(start, end)] * len(replacement)
     return Ids(ids, offsets, rendering)
-
-
-def render_ids(name: Any, messages: Any, *, tokenizer: Any, safe: bool = False, now: Any = None,
-               strict: bool = False, **variables: Any) -> Ids:
-    """:func:`chatformats.render_spans` encoded by ``tokenizer``: an :class:`Ids` whose ``ids``
-    are the tokenizer's encoding of the rendered text with no special tokens added (what
-    transformers' ``apply_chat_template(tokenize=True)`` does with the text); with
-    ``safe=True``, control tokens only where the template writes them."""
-    import chatformats
-
-    enc = encoder(tokenizer)
-    rendering = chatformats.render_spans(name, messages, now=now, strict=strict, **variables)
-    return encode_rendering(rendering, enc, safe)
 
 
 #: transformers' tokenizing parameters and their defaults in ``apply_chat_template``.
