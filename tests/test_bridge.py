@@ -56,7 +56,7 @@ def assistant(draw: st.DrawFn) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": draw(texts)}
     if draw(st.booleans()):
         message["reasoning_content"] = draw(texts)
-    if draw(st.integers(0, 2)) == 0:
+    if draw(st.sampled_from([True, False])):
         message["content"] = ""
         message["tool_calls"] = [{"type": "function", "function": {
             "name": "get_weather", "arguments": {"city": draw(st.sampled_from(["Oslo", "Bergen"])),
@@ -66,8 +66,13 @@ def assistant(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def follow_up(draw: st.DrawFn, message: dict[str, Any]) -> list[dict[str, Any]]:
-    if message.get("tool_calls") and draw(st.integers(0, 3)):
-        return [{"role": "tool", "name": "get_weather", "content": draw(texts)}]
+    """A tool call's results (one, or two: the second after the first), else a user turn; now
+    and then a user turn after a tool call too (an agent interrupted)."""
+    if message.get("tool_calls") and draw(st.sampled_from([True, True, True, False])):
+        results = [{"role": "tool", "name": "get_weather", "content": draw(texts)}]
+        if draw(st.booleans()):
+            results.append({"role": "tool", "name": "get_weather", "content": draw(texts)})
+        return results
     return [{"role": "user", "content": draw(texts)}]
 
 
@@ -101,9 +106,13 @@ def has_parser(name: str) -> bool:
 
 
 def assert_bridge_laws(name: str, prompt: Any, completion: str, message: dict[str, Any],
-                       new: list[Any], tok: Any) -> Any:
+                       new: list[Any], tok: Any, as_ids: bool = False) -> Any:
+    """The laws for one step; with ``as_ids`` the completion is given as its token ids (as a
+    sampler returns them), which the bridge keeps as they are."""
     given_message = None if has_parser(name) else message
-    turn = chatformats.bridge(name, prompt, completion, new, tokenizer=tok, message=given_message)
+    sampled_ids = tok.encode(completion, add_special_tokens=False).ids
+    turn = chatformats.bridge(name, prompt, sampled_ids if as_ids else completion, new, tokenizer=tok,
+                              message=given_message)
     sampled = prompt.text + completion
     try:
         parsed = given_message or chatformats.parse_response(
@@ -168,7 +177,8 @@ def test_bridge_is_the_full_render(name: str, data: st.DataObject) -> None:
         if completion is None:
             return
         new = data.draw(follow_up(message), label="new messages")
-        turn = assert_bridge_laws(name, prompt, completion, message, new, tok)
+        turn = assert_bridge_laws(name, prompt, completion, message, new, tok,
+                                  as_ids=data.draw(st.booleans(), label="completion as ids"))
         if turn is None:
             return
         prompt = turn
