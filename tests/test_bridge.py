@@ -274,3 +274,16 @@ def test_the_docs_table_is_prefix_stables() -> None:
         answers = chatformats.prefix_stable(name, **variables)
         for append, cell in zip(APPENDS, cells.split(" | ")):
             assert (cell.strip() == "yes") == (answers[append] is None), (name, setting, append)
+
+
+def test_regressions_hypothesis_found() -> None:
+    """A completion cut inside a tool call's JSON is not a turn of the format: ``None``, not the
+    parser's error (llama-3.2-vision-2024-09); a tool result after a tool call made without
+    reasoning drops the empty think block (qwen3-tool-agent): ``prefix_stable`` says so."""
+    name = "llama-3.2-vision-2024-09"
+    prompt = chatformats.start(name, [{"role": "user", "content": "Sunny"}], now=FIXED_NOW)
+    cut = '{"name": "get_weather", "parameters": {"city": "Oslo", "days": 1}'
+    assert chatformats.bridge(name, prompt, cut, [{"role": "user", "content": "Sunny"}]) is None
+    assert chatformats.bridge(name, prompt, cut, [{"role": "user", "content": "Sunny"}],
+                              policy="sampled") is None
+    assert chatformats.prefix_stable("qwen3-tool-agent")["tool"] is not None
