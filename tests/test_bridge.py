@@ -143,6 +143,10 @@ def assert_bridge_laws(name: str, prompt: Any, completion: str, message: dict[st
                     encoding.ids[k - 1] in controls or encoding.ids[k] in controls):
                 assert encoding.ids[k:] == appended_ids
         assert sampled_turn == turn
+        # the turn's kept context (the converted messages) gives what the full pipeline gives
+        slow = chatformats.bridge(name, prompt._replace(context=None), sampled_ids if as_ids else completion,
+                                  new, tokenizer=tok, message=given_message)
+        assert slow is not None and (slow.text, slow.ids) == (turn.text, turn.ids)
     else:
         assert turn is None
         if sampled_turn is not None:

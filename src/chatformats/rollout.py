@@ -105,7 +105,11 @@ def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: st
     from . import _core
     from ._registry import get_format
     from ._registry import port as registry_port
-    from .pipeline import _TOKENIZER_ONLY_PARAMS, _conversation, _plain, _room, _tool_schemas
+
+    try:  # the pipeline's own steps, one by one (without them: the full pipeline every turn)
+        from .pipeline import _TOKENIZER_ONLY_PARAMS, _conversation, _plain, _room, _tool_schemas
+    except ImportError:
+        return None
 
     kwargs = {k: v for k, v in variables.items() if k not in ("tools", "documents", "now")}
     if _TOKENIZER_ONLY_PARAMS.intersection(kwargs) or "continue_final_message" in kwargs \
