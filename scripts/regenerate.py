@@ -16,7 +16,9 @@ What is generated, from what (``docs/layout.md``, "Generated files"):
   both layers, from the reference renderers (needs the test extra: jinja2, transformers);
 - ``workloads``: ``benchmarks/workloads/manifest.json``'s input digests and the saved small
   workloads, from the seeded generator (the manifest's reference digests stay as recorded: they
-  are written by ``python -m benchmarks --record-workloads --references``, which takes minutes).
+  are written by ``python -m benchmarks --record-workloads --references``, which takes minutes);
+- ``prefix``: the prefix-stability table of ``docs/ids.md``, from a property run (needs the test
+  extra; ``tests/test_bridge.py`` checks each cell against ``prefix_stable``).
 
 ``tests/test_generated.py`` runs ``--check`` for every kind but ``golden`` (``tests/test_golden.py``
 checks those against the live oracles), so CI fails when anything generated is stale.  The kinds
@@ -214,6 +216,18 @@ def _golden(check: bool) -> list[str]:
     return []
 
 
+def _prefix(check: bool) -> list[str]:
+    """The prefix-stability table of ``docs/ids.md``, from ``scripts/prefix_table.py``'s property
+    run (needs the test extra)."""
+    argv = [sys.executable, str(ROOT / "scripts" / "prefix_table.py")] + (["--check"] if check else [])
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    sys.stdout.write(result.stdout)
+    if result.returncode:
+        return [line for line in result.stderr.splitlines() if line][-5:] or ["docs/ids.md (prefix table)"]
+    return []
+
+
 def _workloads(check: bool) -> list[str]:
     """The workload manifest's input digests and saved workloads (``python -m benchmarks``)."""
     flag = "--verify-workloads" if check else "--record-workloads"
@@ -233,6 +247,7 @@ KINDS: dict[str, Callable[[bool], list[str]]] = {
     "generation": lambda check: _write_or_check("generation", check),
     "golden": _golden,
     "workloads": _workloads,
+    "prefix": _prefix,
 }
 
 

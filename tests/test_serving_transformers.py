@@ -99,7 +99,7 @@ def test_calls_it_cannot_serve_go_to_the_tokenizer():
     tok = accelerate(fresh_tokenizer("cogito"))
     messages = [{"role": "user", "content": "Hi"}]
     calls = [
-        dict(),                                            # tokenize=True (the default): token ids
+        dict(return_assistant_tokens_mask=True),           # tokenize=True, a mask asked for
         dict(tokenize=False, chat_template="{{ messages[0]['content'] }}"),  # another template
         dict(tokenize=False, return_assistant_tokens_mask=True),
         dict(tokenize=False, now="a variable named like chatformats' parameter"),
@@ -109,6 +109,10 @@ def test_calls_it_cannot_serve_go_to_the_tokenizer():
         expected = outcome(lambda: T.tokenizer("cogito").apply_chat_template(messages, **kwargs))
         assert outcome(lambda: tok.apply_chat_template(messages, **kwargs)) == expected
         assert tok.apply_chat_template.passed == passed + 1
+    # tokenize=True (the default) is served: the same ids (tests/test_ids.py checks many inputs)
+    served = tok.apply_chat_template.served
+    assert tok.apply_chat_template(messages) == T.tokenizer("cogito").apply_chat_template(messages)
+    assert tok.apply_chat_template.served == served + 1
     # A failure is transformers' own exception, raised by its own method.
     from jinja2.exceptions import TemplateError
 

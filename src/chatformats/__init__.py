@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from ._spans import Rendering, Span
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template, apply_chat_template_spans
+    from .ids import Ids, TokenSource
+    from .rollout import Turn, bridge, prefix_stable, start
 
 _LAZY = {
     "formats": "._registry",
@@ -60,6 +62,12 @@ _LAZY = {
     "Rendering": "._spans",
     "Span": "._spans",
     "Finding": "._audit",
+    "Ids": ".ids",
+    "TokenSource": ".ids",
+    "start": ".rollout",
+    "bridge": ".rollout",
+    "Turn": ".rollout",
+    "prefix_stable": ".rollout",
 }
 
 
@@ -110,6 +118,13 @@ __all__ = [
     "parse_response",
     "ResponseParser",
     "NESTING_LIMIT",
+    "render_ids",
+    "Ids",
+    "TokenSource",
+    "start",
+    "bridge",
+    "Turn",
+    "prefix_stable",
 ]
 
 #: The deepest nesting of containers either layer accepts (see ``docs/guarantees.md``).
@@ -158,6 +173,19 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
     text = _core.render(name, port, calls, messages, now, variables, recorder)
     rendering: Rendering = _spans.build(text, recorder)
     return rendering
+
+
+def render_ids(name: str | ChatFormat, messages: Any, *, tokenizer: Any, safe: bool = False,
+               now: datetime | None = None, strict: bool = False, **variables: Any) -> Ids:
+    """:func:`render_spans` encoded by ``tokenizer`` (a ``tokenizers.Tokenizer`` or a transformers
+    fast tokenizer) with no special tokens added, as transformers encodes a rendered chat: an
+    :class:`Ids` (ids, offsets, each token's provenance); with ``safe=True`` control tokens only
+    where the template writes them (``docs/ids.md``)."""
+    from . import ids
+
+    enc = ids.encoder(tokenizer)
+    return ids.encode_rendering(render_spans(name, messages, now=now, strict=strict, **variables),
+                                enc, safe)
 
 
 def audit(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,

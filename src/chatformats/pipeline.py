@@ -426,10 +426,11 @@ def apply_chat_template(
     transformers' own tokenizing parameters are accepted as it treats them with
     ``tokenize=False``: ``padding``, ``truncation``, ``max_length``, ``return_tensors``,
     ``return_dict`` and ``tokenizer_kwargs`` have no effect; ``return_assistant_tokens_mask``
-    and ``sanitize_control_tokens`` fail as they fail there; ``tokenize=True`` and
-    ``chat_template`` are a ``TypeError`` (chatformats renders text, with its own templates), and
-    so is a keyword that clashes with a parameter of transformers' call chain (``self``,
-    ``conversation``).
+    and ``sanitize_control_tokens`` fail as they fail there; ``chat_template`` is a
+    ``TypeError`` (chatformats renders its own templates), and so is a keyword that clashes with
+    a parameter of transformers' call chain (``self``, ``conversation``).  ``tokenize=True``
+    with ``tokenizer=`` (and ``safe=``) returns token ids as transformers does
+    (:func:`chatformats.ids.tokenized`, ``docs/ids.md``).
 
     ``name`` is a format name or a model id it serves (any case), or a :class:`ChatFormat` (one
     from :func:`chatformats.from_pretrained` carries its model folder's special tokens).  With
@@ -502,6 +503,7 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
     rendered through the render core, with a :class:`~chatformats._spans.Recorder` when
     ``spans`` (the text is the same either way)."""
     fmt = get_format(name)
+    given_now = now  # for the tokenizing path, which renders through this function again
     now = _core.clock(now)
 
     # transformers' own parameters, which never reach the template, in the order it reads them.
@@ -509,8 +511,20 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
     if kwargs:
         if "self" in kwargs or "conversation" in kwargs:
             raise TypeError(_CLASHES["self" if "self" in kwargs else "conversation"])
-        if _truth(kwargs.pop("tokenize", False)):  # ``if not tokenize:``, its first statement
-            raise TypeError("chatformats.apply_chat_template renders text only: tokenize must be False")
+        if _truth(kwargs.get("tokenize", False)):  # the tokenizing path: chatformats.ids
+            if spans:
+                raise TypeError("apply_chat_template_spans renders text: tokenize must be False")
+            from .ids import tokenized
+
+            def render(template_kwargs: dict[str, Any]) -> Any:
+                return _apply(name, messages, tools, documents, add_generation_prompt,
+                              continue_final_message, given_now, strict, template_kwargs, True)
+
+            kwargs["continue_final_message"] = continue_final_message
+            return tokenized(name, messages, kwargs, render)
+        kwargs.pop("tokenize", None)
+        if "tokenizer" in kwargs or "safe" in kwargs:
+            raise TypeError("tokenizer= and safe= are for apply_chat_template(tokenize=True)")
         kwargs.pop("return_dict", None)  # with tokenize=False, transformers sets it to False
         if _truth(kwargs.pop("return_assistant_tokens_mask", False)):
             # ``... and not (return_dict and tokenize)``: always true with return_dict=False.

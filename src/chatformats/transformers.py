@@ -1,16 +1,22 @@
-"""A transformers drop-in: ``tokenizer.apply_chat_template(..., tokenize=False)`` through
+"""A transformers drop-in: ``tokenizer.apply_chat_template(...)`` (text or token ids) through
 chatformats.
 
 :func:`accelerate` replaces one tokenizer's ``apply_chat_template`` (on that object only) by a
 function that renders with chatformats' pipeline layer whenever it can give exactly what
 transformers gives, and calls the tokenizer's own method otherwise:
 
-- the call must render text: ``tokenize=False``, with ``return_assistant_tokens_mask`` and
+- a call that renders text (``tokenize=False``) must have ``return_assistant_tokens_mask`` and
   ``sanitize_control_tokens`` at their default ``False`` (the two options transformers reads
   when it does not tokenize: the first is then an error, the second rewrites the input).  The
   tokenizing options (``padding``, ``truncation``, ``max_length``, ``return_tensors``,
-  ``return_dict``, ``tokenizer_kwargs``) are never looked at, as transformers does not look at
-  them without ``tokenize``: whatever they hold (a numpy array), the text is returned;
+  ``return_dict``, ``tokenizer_kwargs``) are never looked at then, as transformers does not look
+  at them without ``tokenize``: whatever they hold (a numpy array), the text is returned;
+- a call that tokenizes (``tokenize=True``, transformers' default) is served by
+  :func:`chatformats.apply_chat_template` with ``tokenize=True`` and this tokenizer (the same
+  ``tokenizer(text, add_special_tokens=False, ...)`` call transformers makes, with the padding,
+  truncation, tensor and ``tokenizer_kwargs`` arguments passed through, ``docs/ids.md``) unless
+  it asks for ``return_assistant_tokens_mask`` (transformers' mask is zeros for these templates,
+  chatformats' is not) or ``sanitize_control_tokens``;
 - a template that calls ``strftime_now`` is served only while the process's ``LC_TIME`` is the
   C locale (``C``, ``POSIX``, ``C.UTF-8``): transformers formats the date with
   ``datetime.now().strftime(fmt)``, whose month and day names follow ``LC_TIME`` once an
@@ -46,6 +52,12 @@ _ATTRIBUTE = "apply_chat_template"
 #: each is ``False`` (its default), by identity (a value whose truth or comparison is not a
 #: plain bool, such as a numpy array, goes to transformers, which decides what it means).
 _TEXT_OPTIONS = ("return_assistant_tokens_mask", "sanitize_control_tokens")
+#: The tokenizing options and their defaults (a tokenizing call passes them to the tokenizer).
+_TOKENIZING_DEFAULTS = {
+    "padding": False, "truncation": False, "max_length": None, "return_tensors": None,
+    "return_assistant_tokens_mask": False, "tokenizer_kwargs": None,
+    "sanitize_control_tokens": False,
+}
 #: ``LC_TIME`` settings whose month and day names are the C locale's (what chatformats writes).
 _C_LOCALES = frozenset({"C", "POSIX", "C.UTF-8", "C.utf8"})
 #: chatformats' own keyword parameters: a template variable of that name cannot pass through.
@@ -93,9 +105,22 @@ class _Accelerated:
         bound.apply_defaults()
         given = dict(bound.arguments)
         extra = given.pop("kwargs", {})
-        if given.get("tokenize", True) is not False:
+        tokenize = given.get("tokenize", True)
+        if tokenize is True:
+            # The tokenizing path (chatformats.ids): the same encoding call transformers makes;
+            # served unless an assistant mask (transformers' are zeros for these templates,
+            # chatformats' are not) or sanitized control tokens are asked for.
+            if given.get("return_assistant_tokens_mask", False) is not False or \
+                    given.get("sanitize_control_tokens", False) is not False or \
+                    {"tokenizer", "safe"}.intersection(extra):
+                return _PASS
+            tokenizing = {name: given.get(name, default) for name, default in _TOKENIZING_DEFAULTS.items()
+                          if name not in ("return_assistant_tokens_mask", "sanitize_control_tokens")}
+            extra = dict(extra, tokenize=True, tokenizer=self.tokenizer,
+                         return_dict=given.get("return_dict", True), **tokenizing)
+        elif tokenize is not False:
             return _PASS
-        if any(given.get(name, False) is not False for name in _TEXT_OPTIONS):
+        elif any(given.get(name, False) is not False for name in _TEXT_OPTIONS):
             return _PASS
         if _OWN_PARAMETERS.intersection(extra):
             return _PASS

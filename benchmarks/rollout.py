@@ -1,0 +1,238 @@
+"""A tool-agent rollout, turn by turn: the total cost of producing every turn's prompt ids.
+
+``python -m benchmarks.rollout`` (the ``bench`` extra installed; not part of the test run).  A
+rollout of N turns (8, 32, 128): a user question, then N - 1 times an assistant tool call (with
+reasoning) and its tool result; every turn's prompt is what the model samples from next.  Per
+format, the engines produce the ids of all N prompts:
+
+- ``transformers``: ``tokenizer.apply_chat_template(messages, tools=..., add_generation_prompt=True,
+  tokenize=True, return_dict=False)`` per turn (the whole history rendered and encoded each time);
+- ``chatformats.full``: ``chatformats.apply_chat_template(..., tokenize=True, tokenizer=...)`` per
+  turn (the same, chatformats' render, the same encoding);
+- ``chatformats.bridge``: ``chatformats.start`` once, then ``chatformats.bridge(name, prompt,
+  completion_ids, new_messages, tokenizer=...)`` per turn: the sampled ids kept, only the new
+  text encoded;
+- ``renderers.bridge``: for the models ``renderers`` (0.1.12) has a renderer for (Qwen3:
+  ``Qwen3Renderer``), ``render_ids`` once, then ``bridge_to_next_turn(prompt_ids,
+  completion_ids, new_messages, tools=...)`` per turn (``render_ids`` of the whole history where
+  it answers ``None``; counted).
+
+The tokenizer is a byte-level BPE (vocabulary 4,000) trained in memory on the rollout's own text,
+with the format's control strings added (no download); the same object for every engine.  Each
+completion is the text the format's spans say the model generates for its assistant message; its
+ids are encoded beforehand (a sampler returns them).  Before timing, the bridge's text is checked
+to be the full render at every turn, and ``chatformats.full``'s ids to be transformers'.
+
+The ratios are to ``transformers`` in the same run; ``--rounds`` (default 3) repeats each total
+and keeps the fastest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import datetime
+from typing import Any
+
+import chatformats
+
+NOW = datetime(2026, 3, 7, 14, 5, 9)
+TOOL = {"type": "function", "function": {
+    "name": "search", "description": "Search the web.",
+    "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}}
+LENGTHS = (8, 32, 128)
+FORMATS = ("qwen3-thinking-2507", "qwen3-instruct-2507", "llama-3.2-vision-2024-12", "cogito")
+#: The formats renderers has a renderer for, and that renderer.
+RENDERERS = {"qwen3-thinking-2507": "qwen3", "qwen3-instruct-2507": "qwen3"}
+
+
+def call(i: int, reasoning: bool) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": "", "tool_calls": [{
+        "id": f"call_{i}", "type": "function",
+        "function": {"name": "search", "arguments": {"query": f"step {i} of the plan"}}}]}
+    if reasoning:
+        message["reasoning_content"] = f"Step {i}: I should search for more about the topic."
+    return message
+
+
+def result(i: int) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": f"call_{i}", "name": "search",
+            "content": f"Result {i}: a paragraph of search results about the topic, " * 3}
+
+
+def rollout(name: str, turns: int) -> tuple[list[Any], list[dict[str, Any]], list[list[Any]]]:
+    """``(first messages, sampled messages, new messages after each)`` for ``turns`` prompts."""
+    reasoning = "thinking" in name
+    first = [{"role": "system", "content": "You are a research agent."},
+             {"role": "user", "content": "Find out about the topic, step by step."}]
+    sampled = [call(i, reasoning) for i in range(turns - 1)]
+    new = [[result(i)] for i in range(turns - 1)]
+    return first, sampled, new
+
+
+def completion_text(name: str, history: list[Any], message: dict[str, Any]) -> str:
+    rendering = chatformats.apply_chat_template_spans(name, [*history, message], tools=[TOOL], now=NOW)
+    start, end = rendering.assistant_spans[-1]
+    return rendering.text[start:end]
+
+
+def build_tokenizer(name: str) -> Any:
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    fmt = chatformats.get_format(name)
+    first, sampled, new = rollout(name, 16)
+    messages = [*first]
+    for message, more in zip(sampled, new):
+        messages += [message, *more]
+    text = chatformats.apply_chat_template(name, messages, tools=[TOOL], now=NOW)
+    for control in sorted(fmt.control_strings, key=len, reverse=True):
+        text = text.replace(control, "")
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    backend.train_from_iterator([text] * 4, trainers.BpeTrainer(
+        vocab_size=4000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    backend.add_tokens([AddedToken(c, special=c.startswith("<|"), normalized=False)
+                        for c in fmt.control_strings])
+    tokenizer_class: Any = PreTrainedTokenizerFast
+    return tokenizer_class(tokenizer_object=backend, chat_template=fmt.template_source(),
+                           **fmt.special_tokens)
+
+
+class Case:
+    """One format's rollout of ``turns`` prompts, with everything the engines take."""
+
+    def __init__(self, name: str, turns: int, tokenizer: Any) -> None:
+        self.name, self.turns, self.tokenizer = name, turns, tokenizer
+        self.first, self.sampled, self.new = rollout(name, turns)
+        self.histories = [list(self.first)]
+        self.completions, self.completion_ids = [], []
+        for message, more in zip(self.sampled, self.new):
+            text = completion_text(name, self.histories[-1], message)
+            self.completions.append(text)
+            self.completion_ids.append(tokenizer.backend_tokenizer.encode(text, add_special_tokens=False).ids)
+            self.histories.append([*self.histories[-1], message, *more])
+
+
+def transformers_engine(case: Case) -> list[list[int]]:
+    from transformers.utils import chat_template_utils as ctu
+
+    real = ctu.datetime
+
+    class Clock(real):  # type: ignore[misc, valid-type]
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return NOW
+
+    ctu.datetime = Clock
+    try:
+        return [case.tokenizer.apply_chat_template(h, tools=[TOOL], add_generation_prompt=True,
+                                                   tokenize=True, return_dict=False)
+                for h in case.histories]
+    finally:
+        ctu.datetime = real
+
+
+def full_engine(case: Case) -> list[list[int]]:
+    return [chatformats.apply_chat_template(case.name, h, tools=[TOOL], add_generation_prompt=True,
+                                            tokenize=True, tokenizer=case.tokenizer, return_dict=False,
+                                            now=NOW)
+            for h in case.histories]
+
+
+def bridge_engine(case: Case, check: bool = False) -> list[list[int]]:
+    given = None if _has_parser(case.name) else True
+    turn = chatformats.start(case.name, case.first, tokenizer=case.tokenizer, tools=[TOOL], now=NOW)
+    out = [turn.ids]
+    for i, (ids, more) in enumerate(zip(case.completion_ids, case.new)):
+        nxt = chatformats.bridge(case.name, turn, ids, more, tokenizer=case.tokenizer,
+                                 message=case.sampled[i] if given else None)
+        if nxt is None:
+            raise AssertionError(f"{case.name}: the bridge gave no answer at turn {i + 1}")
+        if check:
+            full = chatformats.apply_chat_template(case.name, case.histories[i + 1], tools=[TOOL],
+                                                   add_generation_prompt=True, now=NOW)
+            assert nxt.text == full, (case.name, i)
+        turn = nxt
+        out.append(turn.ids)
+    return out
+
+
+def _has_parser(name: str) -> bool:
+    from chatformats.parsing import family
+
+    try:
+        family(name)
+        return True
+    except chatformats.ChatFormatError:
+        return False
+
+
+class RenderersEngine:
+    def __init__(self, case: Case) -> None:
+        from renderers.configs import Qwen3RendererConfig
+        from renderers.qwen3 import Qwen3Renderer
+
+        self.renderer = Qwen3Renderer(case.tokenizer, Qwen3RendererConfig())
+        self.fallbacks = 0
+
+    def __call__(self, case: Case) -> list[list[int]]:
+        renderer = self.renderer
+        ids = renderer.render_ids(case.first, tools=[TOOL], add_generation_prompt=True)
+        out = [ids]
+        self.fallbacks = 0
+        for i, (completion, more) in enumerate(zip(case.completion_ids, case.new)):
+            bridged = renderer.bridge_to_next_turn(ids, completion, more, tools=[TOOL])
+            if bridged is None:
+                self.fallbacks += 1
+                ids = renderer.render_ids(case.histories[i + 1], tools=[TOOL], add_generation_prompt=True)
+            else:
+                ids = list(bridged.token_ids)
+            out.append(ids)
+        return out
+
+
+def best(engine: Any, case: Case, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        engine(case)
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--formats", nargs="*", default=list(FORMATS))
+    parser.add_argument("--lengths", nargs="*", type=int, default=list(LENGTHS))
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    print("| format | turns | transformers (ms) | chatformats.full | chatformats.bridge | renderers.bridge | bridge per turn (µs) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in args.formats:
+        tokenizer = build_tokenizer(name)
+        for turns in args.lengths:
+            case = Case(name, turns, tokenizer)
+            expected = transformers_engine(case)
+            assert full_engine(case) == expected, name
+            bridge_engine(case, check=True)
+            t_tf = best(transformers_engine, case, args.rounds)
+            t_full = best(full_engine, case, args.rounds)
+            t_bridge = best(bridge_engine, case, args.rounds)
+            renderers_cell = "—"
+            if name in RENDERERS:
+                try:
+                    engine = RenderersEngine(case)
+                    t_r = best(engine, case, args.rounds)
+                    note = f", {engine.fallbacks} re-renders" if engine.fallbacks else ""
+                    renderers_cell = f"{t_tf / t_r:.1f}× ({t_r * 1e3:.2f} ms{note})"
+                except ImportError:
+                    renderers_cell = "not installed"
+            print(f"| {name} | {turns} | {t_tf * 1e3:.1f} | {t_tf / t_full:.1f}× | "
+                  f"{t_tf / t_bridge:.1f}× ({t_bridge * 1e3:.2f} ms) | {renderers_cell} | "
+                  f"{t_bridge / turns * 1e6:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

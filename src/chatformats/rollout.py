@@ -1,0 +1,341 @@
+"""Rollouts turn by turn: the next prompt as an exact extension of what was sampled.
+
+- :func:`start` — a rollout's first prompt (the pipeline layer with the generation prompt), as a
+  :class:`Turn`: its text, its ids (with a tokenizer), the messages and the variables it was
+  rendered with.
+- :func:`bridge` — the next :class:`Turn`: the previous prompt and the completion sampled from it
+  kept verbatim (text and ids), then what the template writes for the new messages (and the
+  generation prompt), or ``None`` when the template would not render that history the same way.
+- :func:`prefix_stable` — which appends keep the earlier render as a prefix, for a format and
+  its variables.
+
+The bridge reads the completion back with :func:`chatformats.parse_response`, renders the whole
+conversation (the history, the completion's message, the new messages) once as text, and checks
+that the render starts with the previous prompt followed by the completion: then the template
+keeps the history, and what it appends after it is the new text.  Only that text is encoded, so
+the ids of the history are never recomputed.  An end-of-turn the completion was cut before (a
+length limit) is part of what the render appends, so it is written as prompt context.
+
+Policies where the render does not start with what was sampled (Qwen3 drops the reasoning of
+turns before the last user message; a template re-serialises tool-call arguments):
+
+- ``"template"`` (the default): ``None``; the caller re-renders (and the trainer sees the
+  template's history, not the sampled one);
+- ``"sampled"``: the sampled text is kept anyway, the end of the completion's turn is written if
+  the completion lacks it, and the render's text from the end of that turn on is appended; the
+  :class:`Turn` says so (``rewritten``: the offset where the render first departs from what was
+  sampled).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ._record import Record
+from .errors import ChatFormatError, ParseError
+
+__all__ = ["Turn", "start", "bridge", "prefix_stable", "APPENDS"]
+
+POLICIES = ("template", "sampled")
+
+
+class Turn(Record):
+    """One prompt of a rollout, read-only.
+
+    - ``text``: the prompt;
+    - ``ids``: its token ids (``None`` without a tokenizer);
+    - ``messages``: the conversation it renders (completions read back as messages);
+    - ``variables``: the keyword arguments of ``apply_chat_template`` it was rendered with
+      (``tools``, ``now`` fixed at the start, template variables);
+    - ``appended``: the text this turn added after the previous prompt and completion (the whole
+      prompt for the first turn);
+    - ``rewritten``: ``None`` when ``text`` is exactly the template's render of ``messages``
+      (with the generation prompt), else the offset where the template's render departs from it
+      (the ``"sampled"`` policy).
+    """
+
+    __slots__ = ("text", "ids", "messages", "variables", "appended", "rewritten", "context")
+    _defaults = {"context": None}
+
+    text: str
+    ids: list[int] | None
+    messages: tuple[Any, ...]
+    variables: dict[str, Any]
+    appended: str
+    rewritten: int | None
+    context: _Context | None
+
+
+class _Context:
+    """What the template received for a turn, kept so that the next turn converts only its new
+    messages (transformers' conversions are per message): the port, the converted messages, the
+    template's variables (the special tokens, the converted tools, ``documents``) and the
+    clock.  Built by :func:`start` only when rendering from it gives the pipeline's own text."""
+
+    __slots__ = ("port", "calls", "messages", "variables", "now")
+
+    def __init__(self, port: Any, calls: Any, messages: list[Any], variables: dict[str, Any],
+                 now: datetime) -> None:
+        self.port, self.calls, self.messages, self.variables, self.now = port, calls, messages, variables, now
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Context):
+            return NotImplemented
+        return (self.port, self.messages, self.variables, self.now) == \
+            (other.port, other.messages, other.variables, other.now)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def render(self, name: Any, new: list[Any], add_generation_prompt: bool) -> tuple[str, _Context]:
+        from . import _core
+        from .pipeline import _conversation
+
+        messages = [*self.messages, *_conversation(new)]
+        variables = self.variables
+        if variables["add_generation_prompt"] is not add_generation_prompt:
+            variables = dict(variables, add_generation_prompt=add_generation_prompt)
+        text = _core.call_port(name, self.port, self.calls, messages, variables, self.now)
+        return text, _Context(self.port, self.calls, messages, self.variables, self.now)
+
+
+def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: str) -> _Context | None:
+    """The :class:`_Context` of a first prompt, or ``None`` when rendering from it does not give
+    ``text`` (a keyword the pipeline treats itself, a batch)."""
+    from . import _core
+    from ._registry import get_format
+    from ._registry import port as registry_port
+
+    try:  # the pipeline's own steps, one by one (without them: the full pipeline every turn)
+        from .pipeline import _TOKENIZER_ONLY_PARAMS, _conversation, _plain, _room, _tool_schemas
+    except ImportError:
+        return None
+
+    kwargs = {k: v for k, v in variables.items() if k not in ("tools", "documents", "now")}
+    if _TOKENIZER_ONLY_PARAMS.intersection(kwargs) or "continue_final_message" in kwargs \
+            or variables.get("documents") is not None:
+        return None
+    try:
+        fmt = get_format(name)
+        port, calls = registry_port(name)
+        template = _plain({**fmt.special_tokens, **kwargs}, _room(0))
+        tools = variables.get("tools")
+        template["tools"] = _plain(None if tools is None else _tool_schemas(tools), _room(1))
+        template["documents"] = None
+        template["add_generation_prompt"] = True
+        context = _Context(port, calls, _conversation(messages), template, variables["now"])
+        if _core.call_port(name, port, calls, context.messages, template, context.now) != text:
+            return None
+    except ChatFormatError:
+        return None
+    return context
+
+
+def _encoder(tokenizer: Any) -> Any:
+    if tokenizer is None:
+        return None
+    from .ids import encoder
+
+    return encoder(tokenizer)
+
+
+def start(name: Any, messages: Any, *, tokenizer: Any = None, tools: Any = None,
+          now: datetime | None = None, **variables: Any) -> Turn:
+    """The first prompt of a rollout: ``apply_chat_template(name, messages, tools=tools,
+    add_generation_prompt=True, now=now, **variables)``, encoded with ``tokenizer`` when given.
+    ``now`` is fixed here for the whole rollout (default: the current time)."""
+    from .pipeline import apply_chat_template
+
+    if now is None:
+        now = datetime.now()
+    variables = dict(variables, tools=tools, now=now)
+    text = apply_chat_template(name, list(messages), add_generation_prompt=True, **variables)
+    if not isinstance(text, str):
+        raise TypeError("start takes one conversation, not a batch")
+    enc = _encoder(tokenizer)
+    ids = enc.ids(text) if enc is not None else None
+    return Turn(text, ids, tuple(messages), variables, text, None,
+                _context(name, list(messages), variables, text))
+
+
+def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, tokenizer: Any = None,
+           policy: str = "template", add_generation_prompt: bool = True,
+           message: Any = None) -> Turn | None:
+    """The next prompt after ``prompt`` (a :class:`Turn`), the ``completion`` sampled from it
+    (its text, or its token ids with ``tokenizer``) and ``new_messages`` (tool results, a user
+    turn), or ``None`` when the template would not render that history as it was sampled (or
+    the completion is not a turn of the format) under ``policy="template"``.
+
+    With ``tokenizer``, ``ids`` are ``prompt.ids``, the completion's ids (as given; encoded
+    alone when the completion is text) and the encoding of the appended text alone.  ``message``
+    is the completion read back as a message; by default :func:`chatformats.parse_response`
+    reads it (a format with no parser needs it given)."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
+    from .parsing import parse_response
+    from .pipeline import apply_chat_template, apply_chat_template_spans
+
+    enc = _encoder(tokenizer)
+    if isinstance(completion, str):
+        text = completion
+        completion_ids = enc.ids(text) if enc is not None else None
+    else:
+        if enc is None:
+            raise TypeError("a completion given as token ids needs tokenizer=")
+        completion_ids = list(completion)
+        text = enc.decode(completion_ids)
+    variables = prompt.variables
+    if message is None:
+        try:
+            message = parse_response(name, text, prefix=prompt.appended, tools=variables.get("tools"))
+        except ParseError:
+            return None
+    history = [*prompt.messages, message, *new_messages]
+    sampled = prompt.text + text
+    if policy == "template" or prompt.rewritten is None:
+        context = prompt.context
+        if context is not None:
+            full, context = context.render(name, [message, *new_messages], add_generation_prompt)
+        else:
+            full = apply_chat_template(name, history, add_generation_prompt=add_generation_prompt,
+                                       **variables)
+        if full.startswith(sampled):
+            return _turn(full[len(sampled):], sampled, prompt, completion_ids, enc, history,
+                         variables, prompt.rewritten, context)
+        if policy == "template":
+            return None
+    rendering = apply_chat_template_spans(name, history, add_generation_prompt=add_generation_prompt,
+                                          **variables)
+    full = rendering.text
+    index = len(prompt.messages)
+    end = _turn_end(rendering, index)
+    if end is None:  # the template does not render the completion's turn: nothing to extend
+        return None
+    closing = _closing(rendering, index, end)
+    appended = ("" if text.endswith(closing) else closing) + full[end:]
+    rewritten = next((i for i, (a, b) in enumerate(zip(sampled, full)) if a != b),
+                     min(len(sampled), len(full)))
+    if prompt.rewritten is not None:
+        rewritten = min(rewritten, prompt.rewritten)
+    return _turn(appended, sampled, prompt, completion_ids, enc, history, variables, rewritten, None)
+
+
+def _turn(appended: str, sampled: str, prompt: Turn, completion_ids: Any, enc: Any,
+          history: list[Any], variables: dict[str, Any], rewritten: int | None,
+          context: _Context | None) -> Turn:
+    ids = None
+    if enc is not None:
+        before = prompt.ids if prompt.ids is not None else enc.ids(prompt.text)
+        ids = [*before, *completion_ids, *enc.ids(appended)]
+    return Turn(sampled + appended, ids, tuple(history), variables, appended, rewritten, context)
+
+
+def _message_index(source: str | None) -> int | None:
+    from .ids import _message_of
+
+    return _message_of(source)
+
+
+def _turn_end(rendering: Any, index: int) -> int | None:
+    """The end of message ``index``'s assistant range: the first range that ends after the first
+    character the message put in the text (its role, in a header before the range); ``None``
+    when the message put nothing in the text or no range follows it."""
+    first = next((span.start for span in rendering.spans if _message_index(span.source) == index), None)
+    if first is None:
+        return None
+    for _, end in rendering.assistant_spans:
+        if end > first:
+            return int(end)
+    return None
+
+
+def _closing(rendering: Any, index: int, end: int) -> str:
+    """The template text that ends message ``index``'s turn: from the end of its last sourced
+    span in the turn to ``end``."""
+    last = max((span.end for span in rendering.spans
+                if _message_index(span.source) == index and span.end <= end), default=end)
+    text: str = rendering.text[last:end]
+    return text
+
+
+# ------------------------------------------------------------------ prefix stability
+
+#: The appends :func:`prefix_stable` checks, each on histories that end where it applies.
+APPENDS = ("tool", "user", "assistant", "generation_prompt")
+
+_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "description": "Get the weather.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+_CALL = {"id": "call_1", "type": "function",
+         "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}
+_USER = {"role": "user", "content": "What is the weather in Oslo?"}
+_ANSWER = {"role": "assistant", "content": "It is sunny.", "reasoning_content": "The tool said so."}
+_CALLING = {"role": "assistant", "content": "", "reasoning_content": "Ask the tool.", "tool_calls": [_CALL]}
+_CALLING_PLAIN = {"role": "assistant", "content": "", "tool_calls": [_CALL]}
+_ANSWER_PLAIN = {"role": "assistant", "content": "It is sunny."}
+_RESULT = {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "sunny"}
+_SYSTEM = {"role": "system", "content": "Be brief."}
+#: The probes' clock (a format that prints the date prints the same one on both sides).
+_NOW = datetime(2026, 3, 7, 14, 5, 9)
+
+#: ``append -> [(history, appended message or None for the generation prompt, earlier render has
+#: the generation prompt)]``: the probes, every history with and without a system message.
+_PROBES: dict[str, list[tuple[list[dict[str, Any]], dict[str, Any] | None, bool]]] = {
+    "tool": [([_USER, _CALLING], _RESULT, False), ([_USER, _CALLING, _RESULT, _CALLING], _RESULT, False),
+             ([_USER, _CALLING_PLAIN], _RESULT, False)],
+    "user": [([_USER, _ANSWER], _USER, False), ([_USER, _CALLING, _RESULT, _ANSWER], _USER, False),
+             ([_USER, _ANSWER_PLAIN], _USER, False)],
+    "assistant": [([_USER], _ANSWER, True), ([_USER, _CALLING, _RESULT], _ANSWER, True),
+                  ([_USER], _CALLING, True), ([_USER], _ANSWER_PLAIN, True),
+                  ([_USER], _CALLING_PLAIN, True)],
+    "generation_prompt": [([_USER], None, False), ([_USER, _CALLING, _RESULT], None, False)],
+}
+
+
+def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
+    """For each append of :data:`APPENDS` (a tool result after a tool call, a user turn after an
+    assistant turn, an assistant turn after the generation prompt, the generation prompt after a
+    user turn), ``None`` when the render before it is a prefix of the render after it on every
+    probe conversation (with the ``tools`` of a weather tool, and ``variables``), else why not:
+    the first offset where they differ, the two texts there and the input the earlier text came
+    from.  ``scripts/prefix_table.py`` checks these answers against a property run."""
+    from .pipeline import apply_chat_template_spans
+
+    variables.setdefault("tools", [_TOOL])
+    variables.setdefault("now", _NOW)
+    out: dict[str, str | None] = {}
+    for append in APPENDS:
+        out[append] = None
+        for history in (lambda h: h, lambda h: [_SYSTEM, *h]):
+            for base, message, prompted in _PROBES[append]:
+                messages = history(base)
+                try:
+                    earlier = apply_chat_template_spans(name, messages, add_generation_prompt=prompted,
+                                                        **variables)
+                    later_messages = messages if message is None else [*messages, message]
+                    later = apply_chat_template_spans(name, later_messages,
+                                                      add_generation_prompt=message is None,
+                                                      **variables)
+                except ChatFormatError as exc:
+                    out[append] = f"the probe does not render: {exc}"
+                    break
+                reason = why_not_prefix(earlier, later.text)
+                if reason is not None:
+                    out[append] = reason
+                    break
+            if out[append] is not None:
+                break
+    return out
+
+
+def why_not_prefix(earlier: Any, later: str) -> str | None:
+    """``None`` when ``earlier.text`` (a ``Rendering``) is a prefix of ``later``, else where and
+    why not."""
+    text = earlier.text
+    if later.startswith(text):
+        return None
+    at = next((i for i, (a, b) in enumerate(zip(text, later)) if a != b), min(len(text), len(later)))
+    source = next((span.source for span in earlier.spans if span.start <= at < span.end), None)
+    what = "template text" if source is None else source
+    return (f"at offset {at} the earlier render has {text[at:at + 24]!r} ({what}), "
+            f"the longer one {later[at:at + 24]!r}")
