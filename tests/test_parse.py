@@ -53,6 +53,7 @@ FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name
 CONTROL = {
     "qwen3_tool_agent": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>",
                          "<|im_start|>"),
+    "qwen3_instruct_2507": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
     "minicpm_v4_6_thinking": ("<think>", "</think>", "<tool_call>", "</tool_call>",
                                "<|im_end|>", "<|im_start|>", "</parameter>", "</function>",
                                "<parameter=", "<function="),
@@ -181,6 +182,8 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
             reasoning = ""
     elif family(name) == "minicpm_v4_6_thinking":
         reasoning, content = reasoning.strip(), content.strip()
+    elif family(name) == "qwen3_instruct_2507":
+        reasoning = ""  # the template has no reasoning: content as given
     elif family(name) == "cogito":
         reasoning, content = "", content.strip()
     elif family(name) == "llama3_2_vision":
@@ -231,6 +234,7 @@ VARIABLES = {
         "think_render_option": st.sampled_from(["all", "lastthink", "none"]),
         "reasoning_effort": st.sampled_from(["high", "medium"])}),
     "qwen3_tool_agent": st.just({}),
+    "qwen3_instruct_2507": st.just({}),
     "llama3_2_vision": st.just({}),
 }
 
@@ -357,6 +361,7 @@ def any_completion(draw: st.DrawFn, name: str) -> str:
 
 PREFIXES = {
     "qwen3_tool_agent": ["", "<|im_start|>assistant\n"],
+    "qwen3_instruct_2507": ["", "<|im_start|>assistant\n"],
     "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
     "llama3_2_vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
@@ -550,7 +555,7 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
         broken = completion.replace('"x"', '"x', 1)
     assert broken != completion
     with pytest.raises(ParseError) as ours:
-        parse_response(name, broken, prefix=prompt)
+        parse_response(name, broken, prefix=prompt, strict=True)
     if family(name) == "minicpm_v4_6_thinking":
         return  # transformers' xml-inline skips what its tag pattern does not match
     with pytest.raises(ValueError) as theirs:
