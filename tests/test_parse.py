@@ -716,3 +716,218 @@ def test_parse_benchmark_smoke() -> None:
         rows = bench.compare(name, rounds=1, budget=0.0, long_chars=300)
         assert [r["workload"] for r in rows] == ["short", "tools", "long", "long (16-char chunks)"]
         assert bench.scaling(name, rounds=1, budget=0.0, n=100)["ratio"] > 0
+
+
+# ------------------------------------------------------------------ drift injected into rendered turns
+#
+# Each property renders a turn with the port, mutates the completion as a drifting model does,
+# and checks the recovered message against the turn it came from (its exact reading).  The
+# cases are modelled on the public suites (named in each docstring); none is copied.
+
+
+def _drift_case(data: st.DataObject, name: str) -> tuple[str, str, dict[str, Any]]:
+    prefix, completion, expected, _ = data.draw(case(name))
+    assume(readings_agree(name, completion))
+    return prefix, completion, expected
+
+
+def _recovered(name: str, prefix: str, text: str, data: st.DataObject) -> Any:
+    one = parse_response(name, text, prefix=prefix)
+    cuts = data.draw(st.lists(st.integers(0, 10_000), max_size=5))
+    assert stream(name, prefix, chunked(text, cuts))[0] == one
+    assert_shape(name, one)
+    return one
+
+
+THINK_FORMATS = [n for n in FORMATS if family(n) == "qwen3_tool_agent"]
+TAGGED_JSON = [n for n in FORMATS if family(n) in ("qwen3_tool_agent", "qwen3_instruct_2507")]
+LLAMA = [n for n in FORMATS if family(n) == "llama3_2_vision"]
+
+
+@pytest.mark.parametrize("name", THINK_FORMATS)
+@settings(max_examples=examples(40))
+@given(data=st.data(), space=st.sampled_from(["\n", "\n\n", " ", "\t\n"]))
+def test_drift_space_before_think(name: str, data: st.DataObject, space: str) -> None:
+    """vLLM tests/reasoning (qwen3 reasoning parser cases with text around <think>), llama.cpp
+    test-chat.cpp's leading-newline reasoning cases: whitespace before <think> is dropped."""
+    prefix, completion, expected = _drift_case(data, name)
+    assume(completion.startswith("<think>"))
+    one = _recovered(name, prefix, space + completion, data)
+    assert one == expected
+    assert [d["kind"] for d in one.diagnostics] == ["space-before-opener"]
+
+
+@pytest.mark.parametrize("name", ["minicpm-v-4.6-thinking", "cogito"])
+@settings(max_examples=examples(40))
+@given(data=st.data(), opener=st.sampled_from(["<think>", "<think>\n", "\n<think>\n"]))
+def test_drift_think_opened_twice(name: str, data: st.DataObject, opener: str) -> None:
+    """vLLM tests/reasoning (the "<think> in the output after a prompt that opened it" cases of
+    the Qwen3/DeepSeek-R1 parsers, which strip it): a literal <think> after the prefill is
+    dropped, not kept inside the reasoning."""
+    p = data.draw(prefix_conversation())
+    variables = {"enable_thinking": True}
+    reasoning = data.draw(text_for(name))
+    answer = data.draw(assistant(name))
+    answer.pop("reasoning_content", None)
+    try:
+        prompt = chatformats.apply_chat_template(name, p, add_generation_prompt=True, now=NOW, **variables)
+        full = chatformats.apply_chat_template(name, p + [answer], now=NOW, **variables)
+    except chatformats.ChatFormatError:
+        assume(False)
+        raise
+    assume(prompt.endswith("<think>\n"))
+    anchor = grammar(name).ANCHOR
+    turn = full[full.rfind(anchor) + len(anchor):]
+    if turn.startswith("<think>"):  # minicpm writes its own (empty) block: keep the answer
+        turn = turn[turn.index("</think>") + len("</think>"):]
+    assume(readings_agree(name, turn))
+    exact = reasoning + "\n</think>\n\n" + turn
+    expected = parse_response(name, exact, prefix=prompt, strict=True)
+    one = _recovered(name, prompt, opener + exact, data)
+    assert one == expected
+    assert "duplicate-opener" in [d["kind"] for d in one.diagnostics]
+
+
+@pytest.mark.parametrize("name", THINK_FORMATS + ["minicpm-v-4.6-thinking"])
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_tool_call_inside_unclosed_reasoning(name: str, data: st.DataObject) -> None:
+    """vLLM tests/reasoning (Qwen3ReasoningParser: <tool_call> is an implicit end of
+    reasoning; the Kimi K2 parser's tool-section opener): a model that opens its tool calls
+    without closing the think block gets its reasoning and its calls, content empty."""
+    prefix, completion, expected = _drift_case(data, name)
+    assume("tool_calls" in expected and "reasoning_content" in expected)
+    close, call = completion.find("</think>"), completion.find("<tool_call>")
+    assume(0 <= close < call)
+    one = _recovered(name, prefix, completion[:close] + completion[call:], data)
+    assert one == {**expected, "content": ""}
+    assert "reasoning-ended-by-call" in [d["kind"] for d in one.diagnostics]
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_missing_parameter_close(data: st.DataObject) -> None:
+    """vLLM tests/tool_use (Qwen3-Coder XML parser cases without </parameter>): a value ends at
+    the next <parameter=, or at </function>, instead of swallowing the next parameter."""
+    name = "minicpm-v-4.6-thinking"
+    prefix, completion, expected = _drift_case(data, name)
+    n = completion.count("</parameter>\n")
+    assume(n > 0)
+    k = data.draw(st.integers(0, n - 1))
+    at = -1
+    for _ in range(k + 1):
+        at = completion.index("</parameter>\n", at + 1)
+    mutated = completion[:at] + completion[at + len("</parameter>\n"):]
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected
+    assert "missing-close" in [d["kind"] for d in one.diagnostics]
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_function_without_tool_call_wrapper(data: st.DataObject) -> None:
+    """vLLM tests/tool_use (Qwen3CoderToolParser's fallback to <function=...> without
+    <tool_call>): the bare calls are read as calls."""
+    name = "minicpm-v-4.6-thinking"
+    prefix, completion, expected = _drift_case(data, name)
+    assume("tool_calls" in expected)
+    mutated = completion.replace("<tool_call>", "").replace("</tool_call>", "")
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected
+    assert "unwrapped-call" in [d["kind"] for d in one.diagnostics]
+
+
+_CALL_KEY = re.compile(r'(<tool_call>\n\{"name": "[^"]*", )"arguments": ')
+
+
+@pytest.mark.parametrize("name", TAGGED_JSON)
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_parameters_key(name: str, data: st.DataObject) -> None:
+    """SGLang's function-call detector tests (parse_base_json reads "parameters" or
+    "arguments"), vLLM tests/tool_use (llama3_json with "parameters"): a call whose arguments
+    are under "parameters" has them as its arguments, never a call without arguments."""
+    prefix, completion, expected = _drift_case(data, name)
+    assume("tool_calls" in expected)
+    mutated = _CALL_KEY.sub(r'\1"parameters": ', completion)
+    assert mutated != completion
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected
+    assert "recovered-call" in [d["kind"] for d in one.diagnostics]
+
+
+@pytest.mark.parametrize("name", TAGGED_JSON)
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_one_malformed_call(name: str, data: st.DataObject) -> None:
+    """vLLM tests/tool_use (hermes parser with invalid JSON), llama.cpp test-chat.cpp's partial
+    and malformed tool calls: one call that is not JSON is content (its text kept), the other
+    calls are kept."""
+    prefix, completion, expected = _drift_case(data, name)
+    calls = expected.get("tool_calls", [])
+    assume(len(calls) >= 2)
+    k = data.draw(st.integers(0, len(calls) - 1))
+    starts = [m.start() for m in re.finditer(r'<tool_call>\n\{"name": "', completion)]
+    at = starts[k] + len("<tool_call>\n{")
+    mutated = completion[:at] + completion[at + 1:]  # '{name": ...': not JSON
+    one = _recovered(name, prefix, mutated, data)
+    assert one["tool_calls"] == calls[:k] + calls[k + 1:]
+    end = mutated.index("</tool_call>", at) + len("</tool_call>")
+    assert mutated[starts[k]:end] in one["content"]  # nothing lost
+    assert "bad-json" in [d["kind"] for d in one.diagnostics]
+
+
+def _llama_call_case(data: st.DataObject, name: str) -> tuple[str, str, dict[str, Any]]:
+    prefix, completion, expected, _ = data.draw(case(name))
+    assume("tool_calls" in expected)
+    return prefix, completion, expected
+
+
+_END_OF_TURN = re.compile(r"<\|eo[tm]_id\|>")
+
+
+@pytest.mark.parametrize("name", LLAMA)
+@settings(max_examples=examples(40))
+@given(data=st.data(), before=st.sampled_from(["", "Here is the result: ", "Sure.\n\n"]),
+       after=st.sampled_from(["", " Would you like anything else?", "\nDone."]),
+       opener=st.sampled_from(["", "<|python_tag|>"]), n=st.integers(1, 3),
+       sep=st.sampled_from(["; ", ";", "\n", " "]), compact=st.booleans())
+def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, after: str,
+                                opener: str, n: int, sep: str, compact: bool) -> None:
+    """vLLM tests/entrypoints/openai/tool_parsers (llama3_json: text around the JSON,
+    <|python_tag|>, calls separated by ";"), llama.cpp test-chat.cpp (Llama 3.1 python_tag):
+    the calls are calls, the text around them is content, in any mix."""
+    prefix, completion, expected = _llama_call_case(data, name)
+    m = _END_OF_TURN.search(completion)
+    assert m is not None
+    call_json, tail = completion[:m.start()], completion[m.start():]
+    if compact:
+        call_json = json.dumps(json.loads(call_json), ensure_ascii=False, separators=(",", ":"))
+    assume(before.strip() or opener or compact or n > 1 or after.strip())
+    mutated = before + opener + sep.join([call_json] * n) + after + tail
+    one = _recovered(name, prefix, mutated, data)
+    assert one["tool_calls"] == expected["tool_calls"] * n
+    assert one["content"] == before + after
+    assert one.diagnostics
+
+
+# ------------------------------------------------------------------ bounded errors
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_error_quotes_a_bounded_excerpt(name: str) -> None:
+    """A 10 MB bad region gives a short ParseError, one-shot and streamed alike."""
+    m = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "search", "arguments": {"query": "x"}}}]}
+    prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
+    big = "y" * 10_000_000
+    broken = completion.replace('"x"', '"x' + big, 1).replace("</parameter>", big + "</paramete>", 1)
+    assert len(broken) > 10_000_000
+    one = outcome(lambda: parse_response(name, broken, prefix=prompt, strict=True))
+    assert isinstance(one, tuple) and len(one[1]) < 1000
+    chunks = [broken[i:i + 1_000_000] for i in range(0, len(broken), 1_000_000)]
+    assert outcome(lambda: stream(name, prompt, chunks, strict=True)[0]) == one
+    recovered = parse_response(name, broken, prefix=prompt)
+    assert_shape(name, recovered)
+    # The bad call is content (or, for MiniCPM's XML, a value that runs to </function>).
+    assert len(json.dumps(recovered)) >= 10_000_000

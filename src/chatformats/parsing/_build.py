@@ -92,7 +92,11 @@ def _xml_exact(fmt: str) -> Any:
             value_end = raw.find(_PARAMETER_END, key_end + 2)
             if value_end < 0:
                 raise fail(repr(_PARAMETER_END))
-            arguments[raw[pos + len(_PARAMETER):key_end]] = raw[key_end + 2:value_end]
+            value = raw[key_end + 2:value_end]
+            if _PARAMETER in value:  # a value never holds one: its </parameter> is missing
+                pos = key_end + 2 + value.index(_PARAMETER)
+                raise fail(repr(_PARAMETER_END) + " before the next parameter")
+            arguments[raw[pos + len(_PARAMETER):key_end]] = value
             pos = value_end + len(_PARAMETER_END)
         if raw[pos:] != _FUNCTION_END:
             raise fail(f"{_PARAMETER!r} or {_FUNCTION_END!r} ending the call")
@@ -202,7 +206,7 @@ def build(d: dict[str, Any]) -> Grammar:
         State("call", "tool_calls", markers=call_markers, value=call_value, eager=True,
               notes={call_open: unclosed, end: unclosed}),
         State("between", "content",
-              markers=after_content + ((call_close, "between", False),),
+              markers=_recover_after(after_content, calls) + ((call_close, "between", False),),
               value=_recover.stray("between or after tool calls", ((call_open, "\n"),)),
               notes={call_close: ("stray-closer", f"{call_close!r} without its opener, dropped")}),
         State("end", None, stray=IGNORE),
