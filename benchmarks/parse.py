@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
+import sys
 import time
 from typing import Any, Callable
 
@@ -182,12 +183,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.parse", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small inputs, one short round, print only")
     ap.add_argument("--out", default="benchmarks/results/parse.md", help="where to write the table")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds per measurement (default 3)")
     args = ap.parse_args(argv)
-    rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (5, 0.2, 20_000, 20_000)
+    rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (args.rounds, 0.1, 20_000, 20_000)
     rows, scale = [], []
     for name in chatformats.formats():
         if chatformats.get_format(name).module not in GRAMMARS:  # no parser yet
             continue
+        print(f"{name} ...", file=sys.stderr, flush=True)
         rows += compare(name, rounds, budget, long_chars)
         for shape in ADVERSARIAL:
             for strict in (False, True):

@@ -240,10 +240,21 @@ VARIABLES = {
 
 
 @st.composite
-def case(draw: st.DrawFn, name: str) -> tuple[str, str, dict[str, Any], Any]:
-    """(prefix, completion, canonical message, tools) of one rendered assistant turn."""
+def case(draw: st.DrawFn, name: str, reasoning: bool = False,
+         calls: int = 0) -> tuple[str, str, dict[str, Any], Any]:
+    """(prefix, completion, canonical message, tools) of one rendered assistant turn (with
+    ``reasoning``: a turn whose reasoning is not empty; with ``calls``: at least that many
+    tool calls)."""
     p = draw(prefix_conversation())
     m = draw(assistant(name))
+    if reasoning:
+        m["reasoning_content"] = m["reasoning"] = "r" + draw(text_for(name))
+    while len(m.get("tool_calls") or []) < calls:
+        args: Any = draw(json_args(name))
+        if family(name) == "minicpm_v4_6_thinking":
+            args = {key: v for key, v in args.items() if key}
+        m.setdefault("tool_calls", []).append(
+            {"type": "function", "function": {"name": draw(SAFE_NAME), "arguments": args}})
     variables = draw(VARIABLES[family(name)])
     tools = draw(st.one_of(st.none(), s.tools_realistic))
     try:
@@ -725,8 +736,9 @@ def test_parse_benchmark_smoke() -> None:
 # cases are modelled on the public suites (named in each docstring); none is copied.
 
 
-def _drift_case(data: st.DataObject, name: str) -> tuple[str, str, dict[str, Any]]:
-    prefix, completion, expected, _ = data.draw(case(name))
+def _drift_case(data: st.DataObject, name: str, reasoning: bool = False,
+                calls: int = 0) -> tuple[str, str, dict[str, Any]]:
+    prefix, completion, expected, _ = data.draw(case(name, reasoning, calls))
     assume(readings_agree(name, completion))
     return prefix, completion, expected
 
@@ -795,7 +807,7 @@ def test_drift_tool_call_inside_unclosed_reasoning(name: str, data: st.DataObjec
     """vLLM tests/reasoning (Qwen3ReasoningParser: <tool_call> is an implicit end of
     reasoning; the Kimi K2 parser's tool-section opener): a model that opens its tool calls
     without closing the think block gets its reasoning and its calls, content empty."""
-    prefix, completion, expected = _drift_case(data, name)
+    prefix, completion, expected = _drift_case(data, name, reasoning=True, calls=1)
     assume("tool_calls" in expected and "reasoning_content" in expected)
     close, call = completion.find("</think>"), completion.find("<tool_call>")
     assume(0 <= close < call)
@@ -810,7 +822,7 @@ def test_drift_missing_parameter_close(data: st.DataObject) -> None:
     """vLLM tests/tool_use (Qwen3-Coder XML parser cases without </parameter>): a value ends at
     the next <parameter=, or at </function>, instead of swallowing the next parameter."""
     name = "minicpm-v-4.6-thinking"
-    prefix, completion, expected = _drift_case(data, name)
+    prefix, completion, expected = _drift_case(data, name, calls=1)
     n = completion.count("</parameter>\n")
     assume(n > 0)
     k = data.draw(st.integers(0, n - 1))
@@ -829,7 +841,7 @@ def test_drift_function_without_tool_call_wrapper(data: st.DataObject) -> None:
     """vLLM tests/tool_use (Qwen3CoderToolParser's fallback to <function=...> without
     <tool_call>): the bare calls are read as calls."""
     name = "minicpm-v-4.6-thinking"
-    prefix, completion, expected = _drift_case(data, name)
+    prefix, completion, expected = _drift_case(data, name, calls=1)
     assume("tool_calls" in expected)
     mutated = completion.replace("<tool_call>", "").replace("</tool_call>", "")
     one = _recovered(name, prefix, mutated, data)
@@ -847,7 +859,7 @@ def test_drift_parameters_key(name: str, data: st.DataObject) -> None:
     """SGLang's function-call detector tests (parse_base_json reads "parameters" or
     "arguments"), vLLM tests/tool_use (llama3_json with "parameters"): a call whose arguments
     are under "parameters" has them as its arguments, never a call without arguments."""
-    prefix, completion, expected = _drift_case(data, name)
+    prefix, completion, expected = _drift_case(data, name, calls=1)
     assume("tool_calls" in expected)
     mutated = _CALL_KEY.sub(r'\1"parameters": ', completion)
     assert mutated != completion
@@ -863,7 +875,7 @@ def test_drift_one_malformed_call(name: str, data: st.DataObject) -> None:
     """vLLM tests/tool_use (hermes parser with invalid JSON), llama.cpp test-chat.cpp's partial
     and malformed tool calls: one call that is not JSON is content (its text kept), the other
     calls are kept."""
-    prefix, completion, expected = _drift_case(data, name)
+    prefix, completion, expected = _drift_case(data, name, calls=2)
     calls = expected.get("tool_calls", [])
     assume(len(calls) >= 2)
     k = data.draw(st.integers(0, len(calls) - 1))
@@ -878,7 +890,7 @@ def test_drift_one_malformed_call(name: str, data: st.DataObject) -> None:
 
 
 def _llama_call_case(data: st.DataObject, name: str) -> tuple[str, str, dict[str, Any]]:
-    prefix, completion, expected, _ = data.draw(case(name))
+    prefix, completion, expected, _ = data.draw(case(name, calls=1))
     assume("tool_calls" in expected)
     return prefix, completion, expected
 

@@ -80,7 +80,7 @@ def load_grammar(grammar_name: str) -> Any:
         if grammar_name in _DESCRIPTIONS:
             from ._build import build
 
-            g = build(_DESCRIPTIONS[grammar_name])
+            g = build(dict(_DESCRIPTIONS[grammar_name]))
         else:
             g = importlib.import_module(f".{grammar_name}", __name__)
         _LOADED[grammar_name] = g
@@ -187,7 +187,7 @@ class ResponseParser:
             raise TypeError(f"chunk must be a str, not {type(chunk).__name__}")
         return self._run(chunk, False)
 
-    def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def finalize(self) -> tuple[ParsedMessage, list[dict[str, Any]]]:
         """End the input: ``(message, events)``."""
         if self._closed:
             raise ChatFormatError("ResponseParser already closed")
@@ -202,7 +202,7 @@ class ResponseParser:
         message.diagnostics = list(self._scanner.diagnostics)
         return message, self.final_events
 
-    def close(self) -> dict[str, Any]:
+    def close(self) -> ParsedMessage:
         """End the input and return the message."""
         return self.finalize()[0]
 

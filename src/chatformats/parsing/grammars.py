@@ -25,7 +25,7 @@ GRAMMARS = {
 _IM_ASSISTANT = "<|im_start|>assistant\n"
 
 #: Grammars given as a description (``_build.py``'s docstring says what each key means).
-DESCRIPTIONS = {
+DESCRIPTIONS: "dict[str, dict[str, object]]" = {
     # ports/qwen3_tool_agent.py, template "if loop.index0 > ns.last_query_index" to
     # "<|im_end|>": after the last user query "<think>\n" + reasoning.strip("\n") +
     # "\n</think>\n\n" + content.lstrip("\n"); each call '<tool_call>\n{"name": "NAME",
