@@ -24,6 +24,15 @@ of ``<think>``-like near misses), in both readings.
 
 Readings: each row times the default (recovering) reading; ``strict`` is the exact one on the
 same text, so the cost of recovery on exact output shows as their ratio.
+
+The ``renderers`` package (0.1.12, the ``bench`` extra) where it has the model: its
+``parse_qwen3`` (Qwen3 2507 and the tool agent) and ``parse_llama_3`` (Llama 3.2 Vision), which
+read token ids through the model's tokenizer.  No model tokenizer is downloaded: an in-process
+byte-level tokenizer (``tokenizers``' ByteLevel alphabet, no merges, the format's control tokens
+as special tokens) gives the ids, so each byte is a token (a real vocabulary has about four times
+fewer ids to decode: renderers' times are an upper bound).  Its ids are computed before timing
+(a server hands the sampled ids over), and its message must agree with chatformats' (content and
+reasoning as renderers strips them, the calls' names and arguments) before anything is timed.
 """
 
 from __future__ import annotations
@@ -99,6 +108,76 @@ def _engines(name: str, prefix: str, text: str, stream: bool) -> dict[str, Calla
     return {"chatformats": ours, "transformers": theirs}
 
 
+_RENDERERS: dict[str, Any] = {}
+
+#: The renderers parser of each grammar that has one, and the control tokens its tokenizer needs.
+RENDERERS = {
+    "qwen3_tool_agent": ("qwen3", ("<|im_end|>", "<|endoftext|>", "<think>", "</think>",
+                                    "<tool_call>", "</tool_call>")),
+    "qwen3_instruct_2507": ("qwen3", ("<|im_end|>", "<|endoftext|>", "<think>", "</think>",
+                                       "<tool_call>", "</tool_call>")),
+    "llama3_2_vision": ("llama_3", ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>",
+                                    "<|end_header_id|>")),
+}
+
+
+def _byte_tokenizer(specials: tuple[str, ...]) -> Any:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    backend = Tokenizer(models.BPE(vocab={c: i for i, c in enumerate(alphabet)}, merges=[]))
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    backend.decoder = decoders.ByteLevel()
+    backend.add_special_tokens(list(specials))
+    return PreTrainedTokenizerFast(tokenizer_object=backend)
+
+
+def renderers_engine(name: str, text: str,
+                     prefix: str) -> tuple[Callable[[], Any], Callable[[Any], Any]] | None:
+    """``(parse, view)``: renderers' parse of ``text``'s ids, and what of its result is compared
+    (None: renderers has no parser for this format, or is not installed)."""
+    kind = RENDERERS.get(family(name))
+    if kind is None:
+        return None
+    try:
+        from renderers import parsing as rparsing
+    except ImportError:
+        return None
+    parser, specials = kind
+    tok = _RENDERERS.get(parser)
+    if tok is None:
+        tok = _RENDERERS[parser] = _byte_tokenizer(specials)
+    ids = tok.encode(text, add_special_tokens=False)
+    assert tok.decode(ids, skip_special_tokens=False) == text
+    cid = tok.convert_tokens_to_ids
+    if parser == "qwen3":
+        stops = {cid("<|im_end|>"), cid("<|endoftext|>")}
+        prefilled = prefix.endswith("<think>\n")  # Thinking-2507's prompt opens the block
+
+        def parse() -> Any:
+            return rparsing.parse_qwen3(tok, ids, stop_ids=stops, tool_call_id=cid("<tool_call>"),
+                                        tool_call_end_id=cid("</tool_call>"),
+                                        reasoning_end_id=cid("</think>"),
+                                        prefilled_thinking=prefilled)
+    else:
+        stops = {cid("<|eot_id|>"), cid("<|eom_id|>")}
+
+        def parse() -> Any:
+            return rparsing.parse_llama_3(tok, ids, stop_ids=stops)
+
+    def view(r: Any) -> Any:
+        return (r.content, r.reasoning_content or "",
+                [(c.name, c.arguments) for c in r.tool_calls])
+
+    return parse, view
+
+
+def _ours_viewed(message: dict[str, Any]) -> Any:
+    return (message["content"].strip(), message.get("reasoning_content", "").strip(),
+            [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])])
+
+
 def _time(fn: Callable[[], Any], budget: float) -> float:
     """Seconds per call: a batch sized to take about ``budget`` CPU seconds."""
     n = 1
@@ -114,7 +193,8 @@ def _time(fn: Callable[[], Any], budget: float) -> float:
         n = n * 2 if elapsed < budget / 8 else max(n + 1, int(n * budget / max(elapsed, 1e-9)))
 
 
-def compare(name: str, rounds: int, budget: float, long_chars: int) -> list[dict[str, Any]]:
+def compare(name: str, rounds: int, budget: float, long_chars: int,
+            with_renderers: bool = True) -> list[dict[str, Any]]:
     rows = []
     for workload, (prefix, text) in workloads(name, long_chars).items():
         for stream in (False, True) if workload == "long" else (False,):
@@ -125,9 +205,18 @@ def compare(name: str, rounds: int, budget: float, long_chars: int) -> list[dict
                     call.pop("id", None)
             if results["chatformats"] != results["transformers"]:
                 raise SystemExit(f"{name}/{workload}: the parsers disagree:\n{results}")
+            renderers_us = None
             if not stream:
                 engines["strict"] = (lambda n=name, t=text, p=prefix:
                                      parse_response(n, t, prefix=p, tools=TOOLS, strict=True))
+                ours_untyped = parse_response(name, text, prefix=prefix)
+                r = renderers_engine(name, text, prefix) if with_renderers else None
+                if r is not None:
+                    rparse, view = r
+                    if view(rparse()) != _ours_viewed(ours_untyped):
+                        raise SystemExit(f"{name}/{workload}: renderers disagrees:\n"
+                                         f"{view(rparse())}\n{_ours_viewed(ours_untyped)}")
+                    engines["renderers"] = rparse
             times: dict[str, list[float]] = {k: [] for k in engines}
             for _ in range(rounds):
                 for k, fn in engines.items():
@@ -139,6 +228,8 @@ def compare(name: str, rounds: int, budget: float, long_chars: int) -> list[dict
                          "transformers_us": statistics.median(times["transformers"]) * 1e6,
                          "strict_us": (statistics.median(times["strict"]) * 1e6
                                        if "strict" in times else None),
+                         "renderers_us": (statistics.median(times["renderers"]) * 1e6
+                                          if "renderers" in times else None),
                          "speedup": ratio})
     return rows
 
@@ -201,12 +292,15 @@ def main(argv: list[str] | None = None) -> int:
              "(CPU time per completion, median of rounds; speedup = transformers / chatformats).", "",
              "chatformats is the default (recovering) reading; strict is the exact one on the same "
              "text.", "",
-             "| format | workload | chars | chatformats (µs) | strict (µs) | transformers (µs) | speedup |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+             "renderers: its token-id parser where it has the model (see the module docstring: an "
+             "in-process byte-level tokenizer, so an upper bound).", "",
+             "| format | workload | chars | chatformats (µs) | strict (µs) | transformers (µs) | speedup | renderers (µs) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         strict_us = f"{r['strict_us']:.1f}" if r["strict_us"] is not None else "-"
+        rend_us = f"{r['renderers_us']:.1f}" if r.get("renderers_us") is not None else "-"
         lines.append(f"| {r['format']} | {r['workload']} | {r['chars']} | {r['chatformats_us']:.1f} | "
-                     f"{strict_us} | {r['transformers_us']:.1f} | {r['speedup']:.1f}x |")
+                     f"{strict_us} | {r['transformers_us']:.1f} | {r['speedup']:.1f}x | {rend_us} |")
     lines += ["", f"Scaling: time(10n) / time(n), n = {n} characters (linear is 10; the bound is "
                   "12): the `long` completion and the adversarial shapes of `ADVERSARIAL`, in "
                   "both readings.", "", "| format | shape | recovering | strict |", "|---|---|---:|---:|"]
