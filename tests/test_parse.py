@@ -769,7 +769,7 @@ def test_drift_space_before_think(name: str, data: st.DataObject, space: str) ->
     assert [d["kind"] for d in one.diagnostics] == ["space-before-opener"]
 
 
-@pytest.mark.parametrize("name", ["minicpm-v-4.6-thinking", "cogito"])
+@pytest.mark.parametrize("name", ["minicpm-v-4.6-thinking", "cogito", "qwen3-thinking-2507"])
 @settings(max_examples=examples(40))
 @given(data=st.data(), opener=st.sampled_from(["<think>", "<think>\n", "\n<think>\n"]))
 def test_drift_think_opened_twice(name: str, data: st.DataObject, opener: str) -> None:
