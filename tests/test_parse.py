@@ -804,9 +804,10 @@ def test_drift_think_opened_twice(name: str, data: st.DataObject, opener: str) -
 @settings(max_examples=examples(40))
 @given(data=st.data())
 def test_drift_tool_call_inside_unclosed_reasoning(name: str, data: st.DataObject) -> None:
-    """vLLM tests/reasoning (Qwen3ReasoningParser: <tool_call> is an implicit end of
-    reasoning; the Kimi K2 parser's tool-section opener): a model that opens its tool calls
-    without closing the think block gets its reasoning and its calls, content empty."""
+    """Modelled on vLLM tests/reasoning/test_qwen3_tool_call_recovery.py
+    (test_truncated_reasoning_still_recovers_embedded_tool_call) and the Qwen3ReasoningParser's
+    implicit end of reasoning at <tool_call>: a model that opens its tool calls without closing
+    the think block gets its reasoning and its calls, content empty."""
     prefix, completion, expected = _drift_case(data, name, reasoning=True, calls=1)
     assume("tool_calls" in expected and "reasoning_content" in expected)
     close, call = completion.find("</think>"), completion.find("<tool_call>")
@@ -903,12 +904,15 @@ _END_OF_TURN = re.compile(r"<\|eo[tm]_id\|>")
 @given(data=st.data(), before=st.sampled_from(["", "Here is the result: ", "Sure.\n\n"]),
        after=st.sampled_from(["", " Would you like anything else?", "\nDone."]),
        opener=st.sampled_from(["", "<|python_tag|>"]), n=st.integers(1, 3),
-       sep=st.sampled_from(["; ", ";", "\n", " "]), compact=st.booleans())
+       sep=st.sampled_from(["; ", ";", " ; ", "\n", " "]), compact=st.booleans())
 def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, after: str,
                                 opener: str, n: int, sep: str, compact: bool) -> None:
-    """vLLM tests/entrypoints/openai/tool_parsers (llama3_json: text around the JSON,
-    <|python_tag|>, calls separated by ";"), llama.cpp test-chat.cpp (Llama 3.1 python_tag):
-    the calls are calls, the text around them is content, in any mix."""
+    """Modelled on vLLM tests/entrypoints/openai/tool_parsers/test_llama3_json_tool_parser.py
+    (test_extract_tool_calls_simple, test_extract_tool_calls_multiple_json,
+    test_extract_tool_calls_multiple_json_with_whitespace,
+    test_extract_tool_calls_multiple_json_with_surrounding_text) and llama.cpp
+    tests/test-chat.cpp's Llama 3.1 <|python_tag|> cases: the calls are calls, the text around
+    them is content (where vLLM drops it), in any mix."""
     prefix, completion, expected = _llama_call_case(data, name)
     m = _END_OF_TURN.search(completion)
     assert m is not None
@@ -943,3 +947,28 @@ def test_error_quotes_a_bounded_excerpt(name: str) -> None:
     assert_shape(name, recovered)
     # The bad call is content (or, for MiniCPM's XML, a value that runs to </function>).
     assert len(json.dumps(recovered)) >= 10_000_000
+
+
+@pytest.mark.parametrize("name", THINK_FORMATS + ["minicpm-v-4.6-thinking"])
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_tool_call_inside_closed_reasoning(name: str, data: st.DataObject) -> None:
+    """Modelled on vLLM tests/reasoning/test_qwen3_tool_call_recovery.py
+    (test_embedded_tool_call_is_promoted_from_reasoning_into_content,
+    test_existing_content_text_is_preserved_after_tool_call_promotion): the calls written
+    before </think> leave the reasoning, and the text after </think> is the content."""
+    prefix, completion, expected = _drift_case(data, name, reasoning=True, calls=1)
+    assume("tool_calls" in expected and "reasoning_content" in expected)
+    close, call = completion.find("</think>"), completion.find("<tool_call>")
+    end = completion.rfind("</tool_call>") + len("</tool_call>")
+    assume(0 <= close < call < end)
+    # reasoning, the calls, then "</think>" and the answer (the template's own text after it)
+    think_end = close + len("</think>")
+    answer = completion[think_end:call]
+    if family(name) == "qwen3_tool_agent" and expected["content"]:
+        answer = answer[:-1]  # the "\n" the template writes between the content and a call
+    mutated = (completion[:close] + completion[call:end] + "</think>" + answer
+               + completion[end:])
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected
+    assert [d["kind"] for d in one.diagnostics] == ["reasoning-ended-by-call", "stray-closer"]

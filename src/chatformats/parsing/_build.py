@@ -205,10 +205,17 @@ def build(d: dict[str, Any]) -> Grammar:
         # A call left open ends at the next opener or at the end of the turn.
         State("call", "tool_calls", markers=call_markers, value=call_value, eager=True,
               notes={call_open: unclosed, end: unclosed}),
+        # A call inside a think block that the model closes after it: the closer is dropped and
+        # what follows is the answer (vLLM tests/reasoning/test_qwen3_tool_call_recovery.py:
+        # the call leaves the reasoning, the text after </think> stays content).
         State("between", "content",
-              markers=_recover_after(after_content, calls) + ((call_close, "between", False),),
+              markers=(_recover_after(after_content, calls) + ((call_close, "between", False),)
+                       + (((think["close"], "after_think", False),) if think else ())),
               value=_recover.stray("between or after tool calls", ((call_open, "\n"),)),
-              notes={call_close: ("stray-closer", f"{call_close!r} without its opener, dropped")}),
+              notes={call_close: ("stray-closer", f"{call_close!r} without its opener, dropped"),
+                     **({think["close"]: ("stray-closer",
+                                          f"{think['close']!r} after a tool call, dropped")}
+                        if think else {})}),
         State("end", None, stray=IGNORE),
     ]
     if calls["body"] == "xml":
