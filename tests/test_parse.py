@@ -470,7 +470,9 @@ def test_shape_is_guaranteed(name: str, data: st.DataObject) -> None:
             assert strict, one  # the recovering reading gives a message for every completion
             continue
         assert_shape(name, one)
-        if not strict:
+        if strict:
+            assert one.diagnostics == []
+        else:
             # Nothing lost: no character of the completion disappears unless it is markup.
             assert len(one["content"]) + len(one.get("reasoning_content", "")) <= len(text)
 

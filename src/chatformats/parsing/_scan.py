@@ -34,7 +34,10 @@ regions open at their marker; content opens at its first character.
 Linear time: the regex alternation of a state's literal markers is searched from the current
 position only, each position is searched once (held-back text, at most the longest marker, is
 searched again with the next chunk), and ``work`` counts the characters searched so that a test
-can check the bound without a clock.
+can check the bound without a clock.  A state whose markers begin with different characters
+(the recovering Llama content: ``<|eot_id|>`` and ``{"name"``) has one alternation per first
+character, each with a literal prefix ``re`` searches for quickly; within one chunk each keeps
+its last match, valid while the scan has not passed it, so each is searched forward only.
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ class State:
     """One state of a format's scanner (see the module docstring)."""
 
     __slots__ = ("name", "region", "markers", "leads", "lead_miss", "lead_space", "value", "eager",
-                 "stray", "what", "notes", "pattern", "table", "partials", "longest")
+                 "stray", "what", "notes", "pattern", "patterns", "table", "partials", "longest")
 
     def __init__(self, name: str, region: str | None, *, markers: tuple[tuple[str, str, bool], ...] = (),
                  leads: tuple[tuple[str, str, bool], ...] = (), lead_miss: str | None = None,
@@ -106,6 +109,11 @@ class State:
         self.what = what or name
         literals = sorted({m[0] for m in markers}, key=len, reverse=True)
         self.pattern = _alternation(literals) if literals else None
+        # One alternation per first character (a single one when they all share it).
+        groups: dict[str, list[str]] = {}
+        for lit in literals:
+            groups.setdefault(lit[0], []).append(lit)
+        self.patterns = tuple(_alternation(g) for g in groups.values()) if len(groups) > 1 else ()
         self.table = {m[0]: (m[1], m[2]) for m in markers}
         # Every proper prefix of a marker: what a chunk may end with and still become one.
         self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
@@ -178,6 +186,24 @@ class Scanner:
         self.done = False
         self.at = 0  # completion offset of the current state's first character
         self.diagnostics: list[dict[str, Any]] = []
+        self._found: dict[Any, Any] = {}  # pattern -> its last match in this chunk's buffer
+
+    def _search(self, st: State, buf: str, pos: int) -> Any:
+        """The earliest marker of ``st`` in ``buf`` from ``pos`` (a regex match, or None)."""
+        if not st.patterns:
+            return st.pattern.search(buf, pos) if st.pattern is not None else None
+        best = None
+        found = self._found
+        for p in st.patterns:
+            if p in found:
+                m = found[p]
+                if m is not None and m.start() < pos:
+                    m = found[p] = p.search(buf, pos)
+            else:
+                m = found[p] = p.search(buf, pos)
+            if m is not None and (best is None or m.start() < best.start()):
+                best = m
+        return best
 
     # -- regions
 
@@ -259,6 +285,7 @@ class Scanner:
         Returns the events produced."""
         self.events = []
         buf = self.buf + chunk if chunk else self.buf
+        self._found = {}
         pos = 0
         while True:
             st = self.state
@@ -304,7 +331,7 @@ class Scanner:
                     self._enter(st.lead_miss, self.offset + pos)
                 self.fresh = False  # the lead was decided: the new state's leads are past
                 continue
-            m = st.pattern.search(buf, pos) if st.pattern is not None else None
+            m = self._search(st, buf, pos)
             self.work += (m.end() if m is not None else len(buf)) - pos + 1
             if m is not None:
                 self._text(buf[pos:m.start()], pos)
