@@ -73,6 +73,8 @@ def _json_line(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except ValueError:
         raise _Unwritable("the message holds a number JSON cannot write (NaN or an infinity)") from None
+    except RecursionError:
+        raise _Unwritable("the message is nested too deeply to write as JSON") from None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate from a \ud800 escape in the completion's JSON
