@@ -18,7 +18,21 @@ which transformers' template cannot keep, are left out of its workloads).  Timin
 round; the ratio is the median of the per-round ratios.
 
 Scaling: chatformats' time for a completion of n and of 10n characters (n = 20,000 and
-200,000), as a ratio (the issue's bound is 12).
+200,000), as a ratio (the issue's bound is 12), for the ``long`` completion and for adversarial
+shapes the recovering reading works hardest on (runs of call openers that never decode, runs
+of ``<think>``-like near misses), in both readings.
+
+Readings: each row times the default (recovering) reading; ``strict`` is the exact one on the
+same text, so the cost of recovery on exact output shows as their ratio.
+
+The ``renderers`` package (0.1.12, the ``bench`` extra) where it has the model: its
+``parse_qwen3`` (Qwen3 2507 and the tool agent) and ``parse_llama_3`` (Llama 3.2 Vision), which
+read token ids through the model's tokenizer.  No model tokenizer is downloaded: an in-process
+byte-level tokenizer (``tokenizers``' ByteLevel alphabet, no merges, the format's control tokens
+as special tokens) gives the ids, so each byte is a token (a real vocabulary has about four times
+fewer ids to decode: renderers' times are an upper bound).  Its ids are computed before timing
+(a server hands the sampled ids over), and its message must agree with chatformats' (content and
+reasoning as renderers strips them, the calls' names and arguments) before anything is timed.
 """
 
 from __future__ import annotations
@@ -26,13 +40,13 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
+import sys
 import time
 from typing import Any, Callable
 
 import chatformats
 from chatformats import ResponseParser, parse_response
 from chatformats.parsing import family, grammar
-from chatformats.parsing.grammars import GRAMMARS
 
 TOOLS = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {
     "query": {"type": "string"}, "limit": {"type": "integer"}}}}}]
@@ -93,6 +107,76 @@ def _engines(name: str, prefix: str, text: str, stream: bool) -> dict[str, Calla
     return {"chatformats": ours, "transformers": theirs}
 
 
+_RENDERERS: dict[str, Any] = {}
+
+#: The renderers parser of each grammar that has one, and the control tokens its tokenizer needs.
+RENDERERS = {
+    "qwen3_tool_agent": ("qwen3", ("<|im_end|>", "<|endoftext|>", "<think>", "</think>",
+                                    "<tool_call>", "</tool_call>")),
+    "qwen3_instruct_2507": ("qwen3", ("<|im_end|>", "<|endoftext|>", "<think>", "</think>",
+                                       "<tool_call>", "</tool_call>")),
+    "llama3_2_vision": ("llama_3", ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>",
+                                    "<|end_header_id|>")),
+}
+
+
+def _byte_tokenizer(specials: tuple[str, ...]) -> Any:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    backend = Tokenizer(models.BPE(vocab={c: i for i, c in enumerate(alphabet)}, merges=[]))
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    backend.decoder = decoders.ByteLevel()
+    backend.add_special_tokens(list(specials))
+    return PreTrainedTokenizerFast(tokenizer_object=backend)
+
+
+def renderers_engine(name: str, text: str,
+                     prefix: str) -> tuple[Callable[[], Any], Callable[[Any], Any]] | None:
+    """``(parse, view)``: renderers' parse of ``text``'s ids, and what of its result is compared
+    (None: renderers has no parser for this format, or is not installed)."""
+    kind = RENDERERS.get(family(name))
+    if kind is None:
+        return None
+    try:
+        from renderers import parsing as rparsing
+    except ImportError:
+        return None
+    parser, specials = kind
+    tok = _RENDERERS.get(parser)
+    if tok is None:
+        tok = _RENDERERS[parser] = _byte_tokenizer(specials)
+    ids = tok.encode(text, add_special_tokens=False)
+    assert tok.decode(ids, skip_special_tokens=False) == text
+    cid = tok.convert_tokens_to_ids
+    if parser == "qwen3":
+        stops = {cid("<|im_end|>"), cid("<|endoftext|>")}
+        prefilled = prefix.endswith("<think>\n")  # Thinking-2507's prompt opens the block
+
+        def parse() -> Any:
+            return rparsing.parse_qwen3(tok, ids, stop_ids=stops, tool_call_id=cid("<tool_call>"),
+                                        tool_call_end_id=cid("</tool_call>"),
+                                        reasoning_end_id=cid("</think>"),
+                                        prefilled_thinking=prefilled)
+    else:
+        stops = {cid("<|eot_id|>"), cid("<|eom_id|>")}
+
+        def parse() -> Any:
+            return rparsing.parse_llama_3(tok, ids, stop_ids=stops)
+
+    def view(r: Any) -> Any:
+        return (r.content, r.reasoning_content or "",
+                [(c.name, c.arguments) for c in r.tool_calls])
+
+    return parse, view
+
+
+def _ours_viewed(message: dict[str, Any]) -> Any:
+    return (message["content"].strip(), message.get("reasoning_content", "").strip(),
+            [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])])
+
+
 def _time(fn: Callable[[], Any], budget: float) -> float:
     """Seconds per call: a batch sized to take about ``budget`` CPU seconds."""
     n = 1
@@ -108,7 +192,8 @@ def _time(fn: Callable[[], Any], budget: float) -> float:
         n = n * 2 if elapsed < budget / 8 else max(n + 1, int(n * budget / max(elapsed, 1e-9)))
 
 
-def compare(name: str, rounds: int, budget: float, long_chars: int) -> list[dict[str, Any]]:
+def compare(name: str, rounds: int, budget: float, long_chars: int,
+            with_renderers: bool = True) -> list[dict[str, Any]]:
     rows = []
     for workload, (prefix, text) in workloads(name, long_chars).items():
         for stream in (False, True) if workload == "long" else (False,):
@@ -119,6 +204,18 @@ def compare(name: str, rounds: int, budget: float, long_chars: int) -> list[dict
                     call.pop("id", None)
             if results["chatformats"] != results["transformers"]:
                 raise SystemExit(f"{name}/{workload}: the parsers disagree:\n{results}")
+            renderers_us = None
+            if not stream:
+                engines["strict"] = (lambda n=name, t=text, p=prefix:
+                                     parse_response(n, t, prefix=p, tools=TOOLS, strict=True))
+                ours_untyped = parse_response(name, text, prefix=prefix)
+                r = renderers_engine(name, text, prefix) if with_renderers else None
+                if r is not None:
+                    rparse, view = r
+                    if view(rparse()) != _ours_viewed(ours_untyped):
+                        raise SystemExit(f"{name}/{workload}: renderers disagrees:\n"
+                                         f"{view(rparse())}\n{_ours_viewed(ours_untyped)}")
+                    engines["renderers"] = rparse
             times: dict[str, list[float]] = {k: [] for k in engines}
             for _ in range(rounds):
                 for k, fn in engines.items():
@@ -128,45 +225,87 @@ def compare(name: str, rounds: int, budget: float, long_chars: int) -> list[dict
                          "chars": len(text),
                          "chatformats_us": statistics.median(times["chatformats"]) * 1e6,
                          "transformers_us": statistics.median(times["transformers"]) * 1e6,
+                         "strict_us": (statistics.median(times["strict"]) * 1e6
+                                       if "strict" in times else None),
+                         "renderers_us": (statistics.median(times["renderers"]) * 1e6
+                                          if "renderers" in times else None),
                          "speedup": ratio})
     return rows
 
 
-def scaling(name: str, rounds: int, budget: float, n: int) -> dict[str, Any]:
-    small = workloads(name, n)["long"]
-    large = workloads(name, 10 * n)["long"]
+#: Adversarial completions of about n characters: what the recovering reading must not make
+#: quadratic (call openers whose JSON never decodes, near-miss openers, unclosed blocks).
+ADVERSARIAL = {
+    "long": None,
+    "openers": '{"name": [<tool_call>{"name"<function=<parameter=a>[{"name": "',
+    "near misses": "\n<thi <tool_ <|python_ta {\"nam <|im_en ",
+}
+
+
+def _shape(name: str, shape: str, n: int) -> tuple[str, str]:
+    unit = ADVERSARIAL[shape]
+    if unit is None:
+        return workloads(name, n)["long"]
+    return "", (unit * (n // len(unit) + 1))[:n]
+
+
+def scaling(name: str, rounds: int, budget: float, n: int, shape: str = "long",
+            strict: bool = False) -> dict[str, Any]:
+    small = _shape(name, shape, n)
+    large = _shape(name, shape, 10 * n)
+
+    def run(case: tuple[str, str]) -> Any:
+        try:
+            return parse_response(name, case[1], prefix=case[0], strict=strict)
+        except chatformats.ParseError:
+            return None
+
     ratios = []
     for _ in range(rounds):
-        a = _time(lambda: parse_response(name, small[1], prefix=small[0]), budget)
-        b = _time(lambda: parse_response(name, large[1], prefix=large[0]), budget)
+        a = _time(lambda: run(small), budget)
+        b = _time(lambda: run(large), budget)
         ratios.append(b / a)
-    return {"format": name, "n": n, "ratio": statistics.median(ratios)}
+    return {"format": name, "n": n, "shape": shape, "strict": strict,
+            "ratio": statistics.median(ratios)}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.parse", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small inputs, one short round, print only")
     ap.add_argument("--out", default="benchmarks/results/parse.md", help="where to write the table")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds per measurement (default 3)")
     args = ap.parse_args(argv)
-    rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (5, 0.2, 20_000, 20_000)
+    rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (args.rounds, 0.1, 20_000, 20_000)
     rows, scale = [], []
     for name in chatformats.formats():
-        if chatformats.get_format(name).module not in GRAMMARS:  # no parser yet
+        if not chatformats.get_format(name).grammar:  # no parser yet
             continue
+        print(f"{name} ...", file=sys.stderr, flush=True)
         rows += compare(name, rounds, budget, long_chars)
-        scale.append(scaling(name, rounds, budget, n))
+        for shape in ADVERSARIAL:
+            for strict in (False, True):
+                scale.append(scaling(name, rounds, budget, n, shape, strict))
     lines = ["# Parse throughput", "",
              "`python -m benchmarks.parse`: `chatformats.parse_response` against transformers "
              f"{_transformers_version()} `parse_response` with the same `response_template` "
              "(CPU time per completion, median of rounds; speedup = transformers / chatformats).", "",
-             "| format | workload | chars | chatformats (µs) | transformers (µs) | speedup |",
-             "|---|---|---:|---:|---:|---:|"]
+             "chatformats is the default (recovering) reading; strict is the exact one on the same "
+             "text.", "",
+             "renderers: its token-id parser where it has the model (see the module docstring: an "
+             "in-process byte-level tokenizer, so an upper bound).", "",
+             "| format | workload | chars | chatformats (µs) | strict (µs) | transformers (µs) | speedup | renderers (µs) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        strict_us = f"{r['strict_us']:.1f}" if r["strict_us"] is not None else "-"
+        rend_us = f"{r['renderers_us']:.1f}" if r.get("renderers_us") is not None else "-"
         lines.append(f"| {r['format']} | {r['workload']} | {r['chars']} | {r['chatformats_us']:.1f} | "
-                     f"{r['transformers_us']:.1f} | {r['speedup']:.1f}x |")
-    lines += ["", f"Scaling: time(10n) / time(n) for the `long` completion, n = {n} characters "
-                  "(linear is 10; the bound is 12).", "", "| format | ratio |", "|---|---:|"]
-    lines += [f"| {s['format']} | {s['ratio']:.2f} |" for s in scale]
+                     f"{strict_us} | {r['transformers_us']:.1f} | {r['speedup']:.1f}x | {rend_us} |")
+    lines += ["", f"Scaling: time(10n) / time(n), n = {n} characters (linear is 10; the bound is "
+                  "12): the `long` completion and the adversarial shapes of `ADVERSARIAL`, in "
+                  "both readings.", "", "| format | shape | recovering | strict |", "|---|---|---:|---:|"]
+    for k in range(0, len(scale), 2):
+        a, b = scale[k], scale[k + 1]
+        lines.append(f"| {a['format']} | {a['shape']} | {a['ratio']:.2f} | {b['ratio']:.2f} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.quick:

@@ -7,16 +7,27 @@
 
 A message is ``{"role": "assistant", "content": str}`` plus ``"reasoning_content"`` (when
 non-empty) and ``"tool_calls"`` (``[{"type": "function", "function": {"name", "arguments"},
-"id"?}]``, when any).  ``prefix`` is the prompt the completion continues: its text after the
+"id"?}]``, when any), returned as a :class:`ParsedMessage` (a ``dict``) whose ``diagnostics``
+list what the recovering reading recovered.
+
+Two readings: the default recovers from the drift real models show, as the servers users
+compare with do (docs/parsing.md names the server rule for each kind of drift): what can be
+read as a tool call is a call, what cannot is content, nothing is lost, and each recovery is
+a diagnostic.  ``strict=True`` is the exact inverse of the template: anything that is not a
+turn the template writes is a :class:`~chatformats.errors.ParseError`.  On what the template
+writes, the two give the same message.  Either way every tool call has ``type``, a string
+``function.name`` and ``function.arguments`` (a mapping, or a string where the format's
+convention is a string).  ``prefix`` is the prompt the completion continues: its text after the
 last assistant header of the format (the generation prompt's, e.g. ``<think>\\n``) is read
 first, so a block the template opened or closed is understood (no header in it: the
 completion starts the turn).  The turn ends at the format's end-of-turn token; text after it
 is not part of the message.  With ``tools``, arguments are cast by the tools' JSON schemas as
-transformers casts them (:mod:`._cast`).  Anything that is not a turn of the format is a
-:class:`~chatformats.errors.ParseError`.
+transformers casts them (:mod:`._cast`).
 
-Each format's grammar is a module beside its port (``parsing/<port>.py``); the scanner they
-share is :mod:`._scan`; ``docs/parsing.md`` states what each format's parse gives back.
+Each format's grammar is a description (:data:`.grammars.DESCRIPTIONS`, built by
+:mod:`._build`) or, for a syntax of its own, a module beside its port (``parsing/<grammar>.py``);
+the scanner they share is :mod:`._scan`; ``docs/parsing.md`` states what each format's parse
+gives back.
 """
 
 from __future__ import annotations
@@ -28,9 +39,24 @@ from ..errors import ChatFormatError, ParseError
 from ._cast import cast_tool_call, tool_parameters
 from ._scan import Scanner, check_states
 
-__all__ = ["parse_response", "ResponseParser", "ParseError"]
+__all__ = ["parse_response", "ResponseParser", "ParsedMessage", "ParseError"]
 
-from .grammars import GRAMMARS as _GRAMMARS
+from .grammars import DESCRIPTIONS as _DESCRIPTIONS
+
+_LOADED: dict[str, Any] = {}
+
+
+class ParsedMessage(dict):  # type: ignore[type-arg]
+    """The assistant message (a plain ``dict``: it compares, copies and serialises as one) with
+    ``diagnostics``: a list of ``{"kind", "offset", "detail"}``, one per recovery the reading
+    made (``offset`` in the completion; negative: in the prefix), empty when the completion is
+    exactly what the template writes, always empty with ``strict=True``."""
+
+    __slots__ = ("diagnostics",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.diagnostics: list[dict[str, Any]] = []
 
 
 def family(name: Any) -> str:
@@ -45,9 +71,23 @@ def family(name: Any) -> str:
     return fmt.grammar
 
 
+def load_grammar(grammar_name: str) -> Any:
+    """Grammar ``grammar_name``: built from its description, or its module."""
+    g = _LOADED.get(grammar_name)
+    if g is None:
+        if grammar_name in _DESCRIPTIONS:
+            from ._build import build
+
+            g = build(dict(_DESCRIPTIONS[grammar_name]))
+        else:
+            g = importlib.import_module(f".{grammar_name}", __name__)
+        _LOADED[grammar_name] = g
+    return g
+
+
 def grammar(name: Any) -> Any:
-    """The parsing module of format ``name`` (``STATES``, ``START``, ``ANCHOR``)."""
-    return importlib.import_module(f".{family(name)}", __name__)
+    """The grammar of format ``name`` (``STATES``, ``RECOVER``, ``START``, ``ANCHOR``, ``NAME``)."""
+    return load_grammar(family(name))
 
 
 def response_template(name: Any) -> dict[str, Any]:
@@ -76,16 +116,18 @@ class ResponseParser:
     Any split of the same text into chunks gives the same message and the same text per region.
     """
 
-    def __init__(self, name: str, *, prefix: str, tools: Any = None) -> None:
+    def __init__(self, name: str, *, prefix: str, tools: Any = None, strict: bool = False) -> None:
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str (the prompt, or \"\"), not {type(prefix).__name__}")
         g = grammar(name)
         self.name = name
+        self.strict = bool(strict)
         self._params = tool_parameters(tools)
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._tool_calls: list[Any] = []
-        self._scanner = Scanner(name, g.STATES, g.START, self._on_close)
+        self._scanner = Scanner(name, g.STATES if self.strict else g.RECOVER, g.START,
+                                self._on_close)
         self._error: ParseError | None = None
         self._closed = False
         self.final_events: list[dict[str, Any]] = []
@@ -97,6 +139,11 @@ class ResponseParser:
             raise ParseError(f"{name}: the prefix's assistant turn is already closed")
 
     @property
+    def diagnostics(self) -> list[dict[str, Any]]:
+        """What the recovering reading recovered so far (see :class:`ParsedMessage`)."""
+        return self._scanner.diagnostics
+
+    @property
     def work(self) -> int:
         """Characters searched so far (a measure of the scan's cost; see :mod:`._scan`)."""
         return self._scanner.work
@@ -106,7 +153,11 @@ class ResponseParser:
             calls = value if isinstance(value, list) else [value]
             if self._params:
                 for call in calls:
-                    cast_tool_call(call, self._params)
+                    try:
+                        cast_tool_call(call, self._params)
+                    except RecursionError:
+                        raise ParseError(f"{self.name}: a tool's schema is nested too deeply "
+                                         "to cast arguments by") from None
             self._tool_calls.extend(calls)
         elif region == "reasoning_content":
             self._reasoning.append(value)
@@ -134,27 +185,30 @@ class ResponseParser:
             raise TypeError(f"chunk must be a str, not {type(chunk).__name__}")
         return self._run(chunk, False)
 
-    def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def finalize(self) -> tuple[ParsedMessage, list[dict[str, Any]]]:
         """End the input: ``(message, events)``."""
         if self._closed:
             raise ChatFormatError("ResponseParser already closed")
         self.final_events = self._run("", True)
         self._closed = True
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(self._content)}
+        message = ParsedMessage(role="assistant", content="".join(self._content))
         reasoning = "".join(self._reasoning)
         if reasoning:
             message["reasoning_content"] = reasoning
         if self._tool_calls:
             message["tool_calls"] = self._tool_calls
+        message.diagnostics = list(self._scanner.diagnostics)
         return message, self.final_events
 
-    def close(self) -> dict[str, Any]:
+    def close(self) -> ParsedMessage:
         """End the input and return the message."""
         return self.finalize()[0]
 
 
-def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None) -> Any:
-    """The assistant message ``response`` encodes in format ``name`` (see the module docstring).
+def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
+                   strict: bool = False) -> Any:
+    """The assistant message ``response`` encodes in format ``name`` (see the module docstring;
+    ``strict=True``: the exact reading).
 
     ``response`` may be a list of strings (a batch: a list of messages); ``prefix`` is then
     one string for all or a list of one per response.  Linear in ``len(prefix) +
@@ -163,7 +217,7 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None) 
     if isinstance(response, str):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
-        parser = ResponseParser(name, prefix=prefix, tools=tools)
+        parser = ResponseParser(name, prefix=prefix, tools=tools, strict=strict)
         parser.feed(response)
         return parser.close()
     if not isinstance(response, (list, tuple)) or not all(isinstance(r, str) for r in response):
@@ -174,10 +228,16 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None) 
         prefixes = list(prefix)
     else:
         raise TypeError("prefix must be a str, or a list of str with one per response")
-    return [parse_response(name, r, prefix=p, tools=tools) for r, p in zip(response, prefixes)]
+    return [parse_response(name, r, prefix=p, tools=tools, strict=strict)
+            for r, p in zip(response, prefixes)]
 
 
 def _check_grammars() -> None:
     """Every format's table is one the scanner streams exactly (used by the tests)."""
-    for module in set(_GRAMMARS.values()):
-        check_states(importlib.import_module(f".{module}", __name__).STATES)
+    from .._registry import _FORMATS
+
+    for grammar_name in {fmt.grammar for fmt in _FORMATS.values()} - {""}:
+        g = load_grammar(grammar_name)
+        check_states(g.STATES)
+        check_states(g.RECOVER)
+        assert g.START in g.STATES and g.START in g.RECOVER

@@ -18,6 +18,13 @@ Rules the scanner implements:
    grow, so the held text is ordinary text.
 4. Text of a structural state (region ``None``) may only be whitespace, unless the state
    ignores text (after the end of the turn, where a server stops reading).
+5. A state with ``lead_space`` (the recovering tables') also finds its lead markers after up to
+   :data:`LEAD_SPACE` whitespace characters (a model that writes ``\n<think>``); a lead whose
+   target is the state itself is a duplicate opener (``<think>`` after a prefill that opened the
+   block): it is dropped and the state goes on.
+6. A state's ``value(raw, marker)`` may return an :class:`Outcome`: the values of several
+   regions (a tool-call region whose text is partly content) and diagnostics, reported at
+   their offsets in the completion.  This is how the recovering reading says what it did.
 
 Each region emits transformers' ``ResponseParser`` events: ``region_open``, ``region_chunk``
 (``{"text", "dirty"}``: ``dirty`` for tool calls, whose value exists only once parsed) and
@@ -27,7 +34,10 @@ regions open at their marker; content opens at its first character.
 Linear time: the regex alternation of a state's literal markers is searched from the current
 position only, each position is searched once (held-back text, at most the longest marker, is
 searched again with the next chunk), and ``work`` counts the characters searched so that a test
-can check the bound without a clock.
+can check the bound without a clock.  A state whose markers begin with different characters
+(the recovering Llama content: ``<|eot_id|>`` and ``{"name"``) has one alternation per first
+character, each with a literal prefix ``re`` searches for quickly; within one chunk each keeps
+its last match, valid while the scan has not passed it, so each is searched forward only.
 """
 
 from __future__ import annotations
@@ -43,28 +53,67 @@ Value = Callable[[str, str], Any]
 SPACE = "space"
 IGNORE = "ignore"
 
+#: The whitespace a ``lead_space`` state skips before its lead markers, at most.
+LEAD_SPACE = 16
+_SPACE = " \t\r\n"
+
+#: What a ParseError quotes of the text it is about, at most (characters of the excerpt).
+EXCERPT = 120
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """``repr(text)`` when it is short; else the repr of its first and last characters with
+    the number left out between them: a bounded, one-line quotation of any text."""
+    if len(text) <= limit:
+        return repr(text)
+    head, tail = limit * 2 // 3, limit // 3
+    return f"{text[:head]!r} ... {len(text) - head - tail} characters ... {text[-tail:]!r}"
+
+
+class Outcome:
+    """What a recovering ``value`` made of a region's text: ``parts``, a list of ``(region,
+    value)`` (``"content"`` text, ``"tool_calls"`` lists of calls, ``"reasoning_content"``
+    text) in order, and ``notes``, a list of ``(kind, offset, detail)`` diagnostics with
+    ``offset`` relative to the region's first character."""
+
+    __slots__ = ("parts", "notes")
+
+    def __init__(self, parts: list[tuple[str, Any]], notes: list[tuple[str, int, str]]) -> None:
+        self.parts = parts
+        self.notes = notes
+
 
 class State:
     """One state of a format's scanner (see the module docstring)."""
 
-    __slots__ = ("name", "region", "markers", "leads", "lead_miss", "value", "eager", "stray",
-                 "what", "pattern", "table", "partials", "longest")
+    __slots__ = ("name", "region", "markers", "leads", "lead_miss", "lead_space", "value", "eager",
+                 "stray", "what", "notes", "pattern", "patterns", "table", "partials", "longest")
 
     def __init__(self, name: str, region: str | None, *, markers: tuple[tuple[str, str, bool], ...] = (),
                  leads: tuple[tuple[str, str, bool], ...] = (), lead_miss: str | None = None,
-                 value: Value | None = None, eager: bool = False, stray: str = SPACE,
-                 what: str = "") -> None:
+                 lead_space: bool = False, value: Value | None = None, eager: bool = False,
+                 stray: str = SPACE, what: str = "",
+                 notes: dict[str, tuple[str, str]] | None = None) -> None:
         self.name = name
         self.region = region
         self.markers = markers
         self.leads = leads
         self.lead_miss = lead_miss
+        self.lead_space = lead_space
+        # marker -> (kind, detail): a diagnostic the recovering reading reports when the marker
+        # ends this state (a drift it recovers from, such as <tool_call> inside reasoning).
+        self.notes = notes or {}
         self.value = value
         self.eager = eager
         self.stray = stray
         self.what = what or name
         literals = sorted({m[0] for m in markers}, key=len, reverse=True)
         self.pattern = _alternation(literals) if literals else None
+        # One alternation per first character (a single one when they all share it).
+        groups: dict[str, list[str]] = {}
+        for lit in literals:
+            groups.setdefault(lit[0], []).append(lit)
+        self.patterns = tuple(_alternation(g) for g in groups.values()) if len(groups) > 1 else ()
         self.table = {m[0]: (m[1], m[2]) for m in markers}
         # Every proper prefix of a marker: what a chunk may end with and still become one.
         self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
@@ -88,15 +137,24 @@ def check_states(states: dict[str, State]) -> None:
     target that is not a state."""
     for st in states.values():
         lits = [m[0] for m in st.markers] + [m[0] for m in st.leads]
-        for a in lits:
-            for b in lits:
+        markers = [m[0] for m in st.markers]
+        leads = [m[0] for m in st.leads]
+        for a in markers:
+            for b in markers:
                 if a != b and b in a:
                     raise AssertionError(f"state {st.name}: marker {b!r} is inside {a!r}")
+        for a in leads:  # leads are matched where the state begins: none may begin another
+            for b in leads:
+                if a != b and a.startswith(b):
+                    raise AssertionError(f"state {st.name}: lead {b!r} begins {a!r}")
         for _, target, _ in st.markers + st.leads:
             if target not in states:
                 raise AssertionError(f"state {st.name}: no state {target!r}")
         if st.leads and st.lead_miss not in states:
             raise AssertionError(f"state {st.name}: lead_miss {st.lead_miss!r}")
+        for lit in st.notes:
+            if lit not in st.table:
+                raise AssertionError(f"state {st.name}: a note for {lit!r}, which is no marker")
 
 
 def _held(buf: str, pos: int, st: State) -> int:
@@ -126,28 +184,76 @@ class Scanner:
         self.work = 0
         self.events: list[dict[str, Any]] = []
         self.done = False
+        self.at = 0  # completion offset of the current state's first character
+        self.diagnostics: list[dict[str, Any]] = []
+        self._found: dict[Any, Any] = {}  # pattern -> its last match in this chunk's buffer
+
+    def _search(self, st: State, buf: str, pos: int) -> Any:
+        """The earliest marker of ``st`` in ``buf`` from ``pos`` (a regex match, or None)."""
+        if not st.patterns:
+            return st.pattern.search(buf, pos) if st.pattern is not None else None
+        best = None
+        found = self._found
+        for p in st.patterns:
+            if p in found:
+                m = found[p]
+                if m is not None and m.start() < pos:
+                    m = found[p] = p.search(buf, pos)
+            else:
+                m = found[p] = p.search(buf, pos)
+            if m is not None and (best is None or m.start() < best.start()):
+                best = m
+        return best
 
     # -- regions
 
-    def _enter(self, name: str) -> None:
+    def note(self, kind: str, offset: int, detail: str) -> None:
+        """Report a recovery (a diagnostic) at completion offset ``offset``."""
+        self.diagnostics.append({"kind": kind, "offset": offset, "detail": detail})
+
+    def _enter(self, name: str, at: int) -> None:
         st = self.states[name]
         self.state = st
         self.fresh = True
         self.opened = False
         self.pieces = []
+        self.at = at
         if st.region is not None and st.eager:
             self.opened = True
             self.events.append({"type": "region_open", "field": st.region})
 
-    def _leave(self, marker: str) -> None:
+    def _leave(self, marker: str, at: int) -> None:
         st = self.state
+        if marker in st.notes:
+            kind, detail = st.notes[marker]
+            self.note(kind, at, detail)
         if st.region is None or not self.opened:
             return
         raw = "".join(self.pieces)
         value = st.value(raw, marker) if st.value is not None else raw
-        value = self.on_close(st.region, value)
-        self.events.append({"type": "region_close", "field": st.region, "value": value})
         self.opened = False
+        if not isinstance(value, Outcome):
+            value = self.on_close(st.region, value)
+            self.events.append({"type": "region_close", "field": st.region, "value": value})
+            return
+        for kind, offset, detail in value.notes:
+            self.note(kind, self.at + offset, detail)
+        own = [v for region, v in value.parts if region == st.region]
+        # The region closes with what it kept of its own kind (None: nothing), then each part
+        # of another kind is a region of its own.
+        closing: Any = None
+        if own:
+            closing = self.on_close(st.region, own[0] if len(own) == 1 else own)
+        self.events.append({"type": "region_close", "field": st.region, "value": closing})
+        for region, v in value.parts:
+            if region == st.region:
+                continue
+            self.events.append({"type": "region_open", "field": region})
+            if isinstance(v, str) and v:
+                self.events.append({"type": "region_chunk", "field": region, "text": v,
+                                    "dirty": False})
+            self.events.append({"type": "region_close", "field": region,
+                                "value": self.on_close(region, v)})
 
     def _text(self, text: str, at: int) -> None:
         if not text:
@@ -156,11 +262,13 @@ class Scanner:
         self.fresh = False
         if st.region is None:
             if st.stray == SPACE and not text.isspace():
+                # The first character only: a chunk may end anywhere, and the message must
+                # read the same however the completion was split.
                 lead = len(text) - len(text.lstrip())
                 where = self.offset + at + lead
                 place = f"at offset {where} of the completion" if where >= 0 else "in the prefix"
                 raise ParseError(
-                    f"{self.fmt}: unexpected text {text.lstrip()[:40]!r} {place} ({st.what})"
+                    f"{self.fmt}: unexpected text starting with {text[lead]!r} {place} ({st.what})"
                 )
             return
         if not self.opened:
@@ -177,46 +285,66 @@ class Scanner:
         Returns the events produced."""
         self.events = []
         buf = self.buf + chunk if chunk else self.buf
+        self._found = {}
         pos = 0
         while True:
             st = self.state
             if st.leads and self.fresh:
-                rest = len(buf) - pos
+                skip = 0
+                if st.lead_space:
+                    limit = min(len(buf), pos + LEAD_SPACE)
+                    while pos + skip < limit and buf[pos + skip] in _SPACE:
+                        skip += 1
+                at = pos + skip
+                rest = len(buf) - at
                 hit = None
-                pending = False
+                # Only whitespace so far, and room for more: a lead may still follow.
+                pending = st.lead_space and not eos and rest == 0 and skip < LEAD_SPACE
                 for lit, target, keep in st.leads:
-                    if buf.startswith(lit, pos):
+                    if buf.startswith(lit, at):
                         hit = (lit, target, keep)
                         break
-                    if not eos and rest < len(lit) and lit.startswith(buf[pos:]):
+                    if not eos and rest < len(lit) and lit.startswith(buf[at:]):
                         pending = True
-                self.work += min(rest, 16) + 1
+                self.work += min(rest, 16) + skip + 1
                 if hit is not None:
-                    self._leave(hit[0])
-                    self._enter(hit[1])
-                    if not hit[2]:
-                        pos += len(hit[0])
+                    lit, target, keep = hit
+                    where = self.offset + at
+                    if target == st.name:  # a duplicate opener: drop it, stay
+                        self.note("duplicate-opener", where,
+                                  f"{lit!r} inside the block it opens, dropped")
+                        self._text(buf[pos:at], pos)
+                        pos = at + len(lit)
+                        self.fresh = False
+                        continue
+                    if skip:
+                        self.note("space-before-opener", where,
+                                  f"whitespace before {lit!r} dropped")
+                    self._leave(lit, where)
+                    self._enter(target, where if keep else where + len(lit))
+                    pos = at if keep else at + len(lit)
                     continue
                 if pending:
                     break
                 assert st.lead_miss is not None
-                self._enter(st.lead_miss)
+                if st.lead_miss != st.name:
+                    self._enter(st.lead_miss, self.offset + pos)
                 self.fresh = False  # the lead was decided: the new state's leads are past
                 continue
-            m = st.pattern.search(buf, pos) if st.pattern is not None else None
+            m = self._search(st, buf, pos)
             self.work += (m.end() if m is not None else len(buf)) - pos + 1
             if m is not None:
                 self._text(buf[pos:m.start()], pos)
                 lit = m.group()
                 target, keep = st.table[lit]
-                self._leave(lit)
-                self._enter(target)
+                self._leave(lit, self.offset + m.start())
+                self._enter(target, self.offset + (m.start() if keep else m.end()))
                 pos = m.start() if keep else m.end()
                 continue
             if eos:
                 self._text(buf[pos:], pos)
                 pos = len(buf)
-                self._leave("")
+                self._leave("", self.offset + pos)
                 break
             hold = _held(buf, pos, st)
             self._text(buf[pos:len(buf) - hold], pos)

@@ -12,6 +12,12 @@ What the template writes after the generation prompt
 The template never writes reasoning: a think block is what the model writes after the
 ``<think>\\n`` prefill, up to ``</think>``.  The tool-call list begins at the first
 ``[{"name": "`` and is JSON up to the end of the turn.
+
+The recovering reading (``RECOVER``): a newline before ``<think>``, or a second ``<think>`` after
+the prefill opened one, is dropped (vLLM's Qwen3/DeepSeek-R1 reasoning parsers strip the
+opener wherever it is); the list also opens at the compact ``[{"name":"``; a list that does
+not decode keeps the calls that do, item by item, and the rest is content; a call without
+``"arguments"`` takes ``"parameters"``, else ``{}`` (SGLang's ``parse_base_json``).
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParseError
-from . import _json
-from ._scan import IGNORE, State
+from . import _json, _recover
+from ._scan import IGNORE, Outcome, State, excerpt
 
 NAME = "cogito"
 ANCHOR = "<|start_header_id|>assistant<|end_header_id|>\n\n"
@@ -32,18 +38,57 @@ def _trim(raw: str, marker: str) -> str:
     return raw.strip()
 
 
+def _split_id(call: dict[str, Any]) -> dict[str, Any]:
+    obj = call["function"]
+    if "id" in obj:
+        call["function"] = {k: v for k, v in obj.items() if k != "id"}
+        call["id"] = obj["id"]
+    return call
+
+
 def _calls(raw: str, marker: str) -> Any:
     items = _json.load(NAME, raw)
     if not isinstance(items, list):
-        raise ParseError(f"{NAME}: the tool-call list must be a JSON array; got {raw[:200]!r}")
-    calls = []
-    for obj in items:
-        call = _json.function_call(NAME, obj, raw)
-        if "id" in obj:
-            call["function"] = {k: v for k, v in obj.items() if k != "id"}
-            call["id"] = obj["id"]
-        calls.append(call)
-    return calls
+        raise ParseError(f"{NAME}: the tool-call list must be a JSON array; got {excerpt(raw)}")
+    # The template writes function|tojson: the arguments as given, a string stays a string.
+    return [_split_id(_json.function_call(NAME, obj, raw, strings=True)) for obj in items]
+
+
+def _recover_calls(raw: str, marker: str) -> Outcome:
+    """``[`` then call objects separated by ``,`` read one by one, then ``]``: the good calls
+    before the first item that is no call; the rest is content."""
+    i = 1  # past "["
+    calls: list[Any] = []
+    notes: list[tuple[str, int, str]] = []
+    n = len(raw)
+    while True:
+        while i < n and raw[i] in " \t\r\n,":
+            i += 1
+        if i >= n or raw[i] == "]":
+            break
+        decoded = _json.decode(raw, i)
+        if decoded is None:
+            notes.append(("bad-json", i, "a tool call that is not JSON kept as content"))
+            break
+        call, why = _json.recover_call(decoded[0], True)
+        if call is None:
+            notes.append(("not-a-call", i, f"JSON that is no tool call ({why[0]}) kept as content"))
+            break
+        notes += [("recovered-call", i, w) for w in why]
+        calls.append(_split_id(call))
+        i = decoded[1]
+    if not calls:
+        return Outcome([("content", raw)], notes)
+    rest = raw[i:]
+    if rest.startswith("]"):
+        rest = rest[1:]
+    else:
+        notes.append(("unclosed-call", i, "a tool-call list without its ']'"))
+    parts: list[tuple[str, Any]] = [("tool_calls", calls)]
+    if rest.strip():
+        notes.append(("stray-text", i, "text after the tool-call list kept as content"))
+        parts.append(("content", rest))
+    return Outcome(parts, notes)
 
 
 STATES = {
@@ -54,6 +99,22 @@ STATES = {
               value=_trim, eager=True),
         State("content", "content", markers=((CALLS, "calls", True), _END), value=_trim),
         State("calls", "tool_calls", markers=(_END,), value=_calls, eager=True),
+        State("end", None, stray=IGNORE),
+    )
+}
+_COMPACT = '[{"name":"'
+RECOVER = {
+    s.name: s
+    for s in (
+        State("start", "content", leads=(("<think>", "think", False),), lead_miss="content",
+              lead_space=True),
+        State("think", "reasoning_content", markers=(("</think>", "content", False),),
+              leads=(("<think>", "think", False),), lead_miss="think", lead_space=True,
+              value=_trim, eager=True),
+        State("content", "content", markers=((CALLS, "calls", True), (_COMPACT, "calls", True), _END),
+              value=_trim, notes={_COMPACT: ("compact-json", "a compact tool-call list")}),
+        State("calls", "tool_calls", markers=(_END,), value=_recover.exact_or(_calls, _recover_calls),
+              eager=True),
         State("end", None, stray=IGNORE),
     )
 }

@@ -1,15 +1,49 @@
-"""Which grammar module reads which port's completions (a data table, importing nothing)."""
+"""The grammars that are only a description (data tables, importing nothing).
 
-#: The grammar module of each port module: formats that write the same assistant turn (an
-#: original and its variant) share one grammar.
-GRAMMARS = {
-    "solar_open": "solar_open",
-    "llama3_2_vision_2024_09": "llama3_2_vision",
-    "llama3_2_vision_2024_12": "llama3_2_vision",
-    "llama3_2_vision": "llama3_2_vision",
-    "minicpm_v4_6_thinking": "minicpm_v4_6_thinking",
-    "cogito": "cogito",
-    "qwen3_tool_agent": "qwen3_tool_agent",
-    # The tool agent is Thinking-2507's logic with a preamble: the same assistant turn.
-    "qwen3_thinking_2507": "qwen3_tool_agent",
+A format names its grammar in its spec (``Spec.grammar``).  A grammar is either a description
+in :data:`DESCRIPTIONS` (built by :mod:`._build`: think block, content, tagged tool calls) or,
+for a syntax of its own, a module ``parsing/<name>.py`` with ``STATES``, ``RECOVER``, ``START``,
+``ANCHOR`` and ``NAME`` (Llama's bare JSON, Cogito's JSON list, Solar's blocks).
+"""
+
+_IM_ASSISTANT = "<|im_start|>assistant\n"
+
+#: Grammars given as a description (``_build.py``'s docstring says what each key means).
+DESCRIPTIONS: "dict[str, dict[str, object]]" = {
+    # ports/qwen3_tool_agent.py, template "if loop.index0 > ns.last_query_index" to
+    # "<|im_end|>": after the last user query "<think>\n" + reasoning.strip("\n") +
+    # "\n</think>\n\n" + content.lstrip("\n"); each call '<tool_call>\n{"name": "NAME",
+    # "arguments": ARGS}\n</tool_call>', preceded by "\n" unless it is the first and the
+    # content is empty; "<|im_end|>\n".
+    "qwen3_tool_agent": {
+        "name": "qwen3-tool-agent",
+        "anchor": _IM_ASSISTANT,
+        "end": "<|im_end|>",
+        "think": {"open": "<think>", "close": "</think>", "strip": "\n"},
+        "content": "qwen",
+        "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json"},
+    },
+    # ports/qwen3_instruct_2507.py, L25-46: content as given (a <think> in it is content: the
+    # template has no reasoning), then the same tool calls as Thinking-2507, "<|im_end|>\n".
+    "qwen3_instruct_2507": {
+        "name": "qwen3-instruct-2507",
+        "anchor": _IM_ASSISTANT,
+        "end": "<|im_end|>",
+        "think": None,
+        "content": "qwen",
+        "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json"},
+    },
+    # ports/minicpm_v4_6_thinking.py: "<think>\n" + reasoning|trim + "\n</think>\n\n" +
+    # content|trim (the generation prompt holds "<think>\n", or the closed block
+    # "<think>\n\n</think>\n\n" with enable_thinking=false); each call "<tool_call>\n<function=NAME>\n"
+    # + "<parameter=KEY>\nVALUE\n</parameter>\n" per argument + "</function>\n</tool_call>", the
+    # first after "\n\n" when there is content, the others after "\n"; "<|im_end|>\n".
+    "minicpm_v4_6_thinking": {
+        "name": "minicpm-v-4.6-thinking",
+        "anchor": _IM_ASSISTANT,
+        "end": "<|im_end|>",
+        "think": {"open": "<think>", "close": "</think>", "strip": "space"},
+        "content": "trim",
+        "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "xml"},
+    },
 }

@@ -11,6 +11,14 @@ messages"):
 So a turn that begins with ``{"name": "`` is a tool call whose JSON runs to the end of the turn;
 any other turn is content.  ``<|eom_id|>``, which Llama 3.x writes after a tool call in its
 ipython environment, also ends the turn.
+
+The recovering reading (``RECOVER``) follows vLLM's Llama3JsonToolParser
+(``llama_tool_parser.py`` at 500932b: JSON calls found anywhere, ``;``-separated, ``"arguments"``
+or ``"parameters"``) and Llama 3.1's ``<|python_tag|>`` opener, but keeps the text around the
+calls as content where vLLM drops it: a call opens at ``<|python_tag|>`` or at ``{"name"``
+(compact or spaced) anywhere in the content; the calls are JSON objects separated by
+whitespace, ``;`` or ``,``; what follows the last one, and any call that does not decode, is
+content.
 """
 
 from __future__ import annotations
@@ -18,8 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParseError
-from . import _json
-from ._scan import IGNORE, State
+from . import _json, _recover
+from ._scan import IGNORE, Outcome, State, excerpt
 
 NAME = "llama-3.2-vision"
 ANCHOR = "<|start_header_id|>assistant<|end_header_id|>\n\n"
@@ -32,11 +40,35 @@ def _content(raw: str, marker: str) -> str:
 
 def _call(raw: str, marker: str) -> Any:
     obj = _json.load(NAME, raw)
-    call = _json.function_call(NAME, obj, raw)
-    if "parameters" not in obj:
-        raise ParseError(f"{NAME}: a tool call must have \"parameters\"; got {raw[:200]!r}")
+    # The template's convention: "parameters" is tojson of the arguments, a string stays one.
+    call = _json.function_call(NAME, obj, raw, key="parameters", strings=True)
+    if set(obj) != {"name", "parameters"}:
+        raise ParseError(f"{NAME}: a tool call has exactly \"name\" and \"parameters\"; "
+                         f"got {excerpt(raw)}")
     call["function"] = {"name": obj["name"], "arguments": obj["parameters"]}
     return call
+
+
+def _recover_calls(raw: str, marker: str) -> Outcome:
+    opener = "<|python_tag|>" if raw.startswith("<|python_tag|>") else ""
+    out = _recover.json_calls(raw[len(opener):], True, (opener, ""))
+    # vLLM's rule: "arguments" when present, else "parameters" (read as the arguments).
+    return out
+
+
+def _content_before_call(raw: str, marker: str) -> Any:
+    """Content before a call the recovering reading found: verbatim; only whitespace is the
+    gap before the call, dropped."""
+    if marker in _OPENERS and not raw.strip():
+        return Outcome([], [])
+    if marker in _OPENERS:
+        return Outcome([("content", raw)], [("text-before-call", 0, "text before a tool call kept as content")])
+    return raw
+
+
+# Where the recovering reading opens a call: Llama 3.1's <|python_tag|>, and the opening of a
+# JSON call object, compact or spaced (kept: it is the call's first text).
+_OPENERS = ('{"name"', '{ "name"', '{\n"name"', '{\n  "name"', "<|python_tag|>")
 
 
 STATES = {
@@ -45,6 +77,20 @@ STATES = {
         State("start", "content", leads=(('{"name": "', "call", True),), lead_miss="content"),
         State("content", "content", markers=_ENDS, value=_content),
         State("call", "tool_calls", markers=_ENDS, value=_call, eager=True),
+        State("end", None, stray=IGNORE),
+    )
+}
+RECOVER = {
+    s.name: s
+    for s in (
+        State("start", "content", leads=(('{"name": "', "call", True),), lead_miss="content"),
+        State("content", "content",
+              markers=_ENDS + tuple((o, "call", True) for o in _OPENERS),
+              value=_content_before_call,
+              notes={o: ("call-in-text", "a tool call inside the text read as a call")
+                     for o in _OPENERS[:-1]}),
+        State("call", "tool_calls", markers=_ENDS,
+              value=_recover.exact_or(_call, _recover_calls), eager=True),
         State("end", None, stray=IGNORE),
     )
 }

@@ -49,6 +49,26 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    # No reasoning region: a <think> the content holds is content (the template has no think
+    # block).  The "\n" before a tool call belongs to its opening, as for the tool agent.
+    "qwen3_instruct_2507": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _IM_ASSISTANT,
+        "fields": {
+            "tool_calls": {
+                "open_pattern": r"\n?<tool_call>",
+                "close": "</tool_call>",
+                "repeats": True,
+                "content": "json",
+                "transform": {"type": "function", "function": "{content}"},
+            },
+            "content": {
+                "close_pattern": r"<\|im_end\|>\n?",
+                "content": "text",
+                "content_args": {"strip": False},
+            },
+        },
+    },
     "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
@@ -129,6 +149,10 @@ LIMITS: dict[str, tuple[str, ...]] = {
     "qwen3_tool_agent": (
         "a think block opens only where the turn begins; the template's language opens one "
         "wherever <think> appears",
+        "a malformed completion (text between or after tool calls, unclosed blocks) is read "
+        "leniently instead of refused",
+    ),
+    "qwen3_instruct_2507": (
         "a malformed completion (text between or after tool calls, unclosed blocks) is read "
         "leniently instead of refused",
     ),

@@ -1,0 +1,242 @@
+"""Grammars built from a description: the formats whose assistant turn is optional reasoning
+in a think block, content, and tool calls each in an opening/closing tag pair, ended by an
+end-of-turn token (Qwen3 2507, the Qwen3 tool agent, MiniCPM-V 4.6, and the Qwen2.5 /
+Qwen3-Coder family to come).  A description (``grammars.DESCRIPTIONS``) is plain data:
+
+``name``, ``anchor`` (the assistant header the prefix is read after), ``end`` (the end-of-turn
+token); ``think`` (None, or ``{"open", "close", "strip"}``: ``strip`` ``"\\n"`` is the
+template's ``reasoning.strip("\\n")``, ``"space"`` its ``|trim``); ``content`` (``"qwen"``: verbatim,
+after a think block less its leading newlines, less the one newline the template writes before
+the first call; ``"trim"``: ``|trim``); ``calls`` (``{"open", "close", "body"}``, ``body`` one
+of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}``, ``"xml"`` is
+``\\n<function=NAME>\\n`` + ``<parameter=KEY>\\nVALUE\\n</parameter>\\n``... + ``</function>\\n``).
+
+:func:`build` turns it into the exact table (the template's inverse) and the recovering one
+(docs/parsing.md, "The recovering reading"): the same states with the drift markers and values
+added.  A format of this family needs a description and nothing else; a new call syntax is one
+more entry of :data:`BODIES` (an exact and a recovering reader), not a module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ParseError
+from . import _json, _recover
+from ._scan import IGNORE, Outcome, State, excerpt
+
+
+class Grammar:
+    """A format's parsing tables: ``STATES`` (the exact reading), ``RECOVER`` (the recovering
+    one), ``START``, ``ANCHOR`` (the assistant header), ``NAME`` (for messages)."""
+
+    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "description")
+
+    def __init__(self, name: str, anchor: str, states: dict[str, State],
+                 recover: dict[str, State], start: str, description: Any = None) -> None:
+        self.NAME = name
+        self.ANCHOR = anchor
+        self.STATES = states
+        self.RECOVER = recover
+        self.START = start
+        self.description = description
+
+
+def _table(*states: State) -> dict[str, State]:
+    return {s.name: s for s in states}
+
+
+# -- call bodies: (exact reader, recovering reader), each given the format's name and tags
+
+
+def _json_exact(fmt: str) -> Any:
+    def read(raw: str, marker: str) -> Any:
+        return _json.function_call(fmt, _json.load(fmt, raw), raw)
+    return read
+
+
+def _json_recover(fmt: str, tags: tuple[str, str]) -> Any:
+    def read(raw: str, marker: str) -> Outcome:
+        return _recover.json_calls(raw, False, (tags[0], marker if marker == tags[1] else ""))
+    return read
+
+
+_FUNCTION = "\n<function="
+_PARAMETER = "<parameter="
+_PARAMETER_END = "\n</parameter>\n"
+_FUNCTION_END = "</function>\n"
+
+
+def _xml_exact(fmt: str) -> Any:
+    def read(raw: str, marker: str) -> Any:
+        """``\\n<function=NAME>\\n`` (``<parameter=KEY>\\nVALUE\\n</parameter>\\n``)* ``</function>\\n``."""
+        pos = 0
+
+        def fail(what: str) -> ParseError:
+            return ParseError(f"{fmt}: malformed tool call, expected {what} at offset {pos} of "
+                              f"{excerpt(raw)}")
+
+        if not raw.startswith(_FUNCTION):
+            raise fail(repr(_FUNCTION))
+        end = raw.find(">\n", len(_FUNCTION))
+        if end < 0:
+            pos = len(_FUNCTION)
+            raise fail("'>\\n' after the function name")
+        name = raw[len(_FUNCTION):end]
+        pos = end + 2
+        arguments: dict[str, str] = {}
+        while raw.startswith(_PARAMETER, pos):
+            key_end = raw.find(">\n", pos + len(_PARAMETER))
+            if key_end < 0:
+                raise fail("'>\\n' after the parameter name")
+            value_end = raw.find(_PARAMETER_END, key_end + 2)
+            if value_end < 0:
+                raise fail(repr(_PARAMETER_END))
+            value = raw[key_end + 2:value_end]
+            if _PARAMETER in value:  # a value never holds one: its </parameter> is missing
+                pos = key_end + 2 + value.index(_PARAMETER)
+                raise fail(repr(_PARAMETER_END) + " before the next parameter")
+            arguments[raw[pos + len(_PARAMETER):key_end]] = value
+            pos = value_end + len(_PARAMETER_END)
+        if raw[pos:] != _FUNCTION_END:
+            raise fail(f"{_PARAMETER!r} or {_FUNCTION_END!r} ending the call")
+        return {"type": "function", "function": {"name": name, "arguments": arguments}}
+    return read
+
+
+def _xml_recover(fmt: str, tags: tuple[str, str]) -> Any:
+    def read(raw: str, marker: str) -> Outcome:
+        return _recover.xml_call(raw, (tags[0], marker if marker == tags[1] else ""))
+    return read
+
+
+#: The call syntaxes a description may name: body -> (exact reader, recovering reader,
+#: the text after the opening tag that a call in unclosed reasoning must begin with).
+BODIES = {
+    "json": (_json_exact, _json_recover, ""),
+    "xml": (_xml_exact, _xml_recover, "\n<function="),
+}
+
+
+# -- text values
+
+
+def _strip(mode: str) -> Any:
+    if mode == "space":
+        return lambda raw, marker: raw.strip()
+    return lambda raw, marker: raw.strip(mode)
+
+
+def _content(mode: str, call_open: str, after_think: bool) -> Any:
+    if mode == "trim":
+        return lambda raw, marker: raw.strip()
+
+    def value(raw: str, marker: str) -> str:
+        if after_think:
+            raw = raw.lstrip("\n")
+        # The "\n" the template writes before the first tool call when there is content.
+        return raw[:-1] if marker == call_open and raw.endswith("\n") else raw
+    return value
+
+
+def build(d: dict[str, Any]) -> Grammar:
+    """The exact and the recovering table of description ``d`` (see the module docstring)."""
+    name, end = d["name"], d["end"]
+    calls, think = d["calls"], d.get("think")
+    call_open, call_close = calls["open"], calls["close"]
+    exact_body, recover_body, opener_tail = BODIES[calls["body"]]
+    read_exact = exact_body(name)
+    after_content = ((call_open, "call", False), (end, "end", False))
+    content_mode = d["content"]
+
+    exact: list[State] = []
+    recover: list[State] = []
+    if think is not None:
+        t_open, t_close = think["open"], think["close"]
+        exact += [
+            State("start", "content", leads=((t_open, "think", False),), lead_miss="content"),
+            State("think", "reasoning_content", markers=((t_close, "after_think", False),),
+                  value=_strip(think["strip"]), eager=True),
+            State("after_think", "content", markers=after_content,
+                  value=_content(content_mode, call_open, True)),
+        ]
+        # In unclosed reasoning, the tool-call opener ends the reasoning (vLLM's
+        # Qwen3ReasoningParser: <tool_call> is an implicit end of reasoning); for XML calls only
+        # when <function= follows, as vLLM's lookahead requires.
+        opener = call_open + opener_tail
+        target = "call_in_think" if opener_tail else "call"
+        recover += [
+            State("start", "content", leads=((t_open, "think", False),), lead_miss="content",
+                  lead_space=True),
+            State("think", "reasoning_content",
+                  markers=((t_close, "after_think", False), (opener, target, False)),
+                  leads=((t_open, "think", False),), lead_miss="think", lead_space=True,
+                  value=_strip(think["strip"]), eager=True,
+                  notes={opener: ("reasoning-ended-by-call",
+                                  f"{call_open!r} inside unclosed reasoning ends it")}),
+            State("after_think", "content", markers=_recover_after(after_content, calls),
+                  value=_content(content_mode, call_open, True)),
+        ]
+    else:
+        exact.append(State("start", "content", leads=(), markers=after_content,
+                           value=_content(content_mode, call_open, False)))
+        recover.append(State("start", "content", markers=_recover_after(after_content, calls),
+                             value=_content(content_mode, call_open, False)))
+    recover_value = recover_body(name, (call_open, call_close))
+    exact += [
+        State("content", "content", markers=after_content,
+              value=_content(content_mode, call_open, False)),
+        State("call", "tool_calls", markers=((call_close, "between", False),), value=read_exact,
+              eager=True),
+        State("between", None, markers=after_content, what="between tool calls"),
+        State("end", None, stray=IGNORE),
+    ]
+    unclosed = ("unclosed-call", f"a tool call without {call_close!r}")
+    call_value = _recover.exact_or(read_exact, recover_value)
+    call_markers = ((call_close, "between", False), (call_open, "call", False), (end, "end", False))
+    if opener_tail:
+        # The call whose opener (with what must follow it) ended the reasoning.
+        recover.append(State("call_in_think", "tool_calls", markers=call_markers,
+                             value=lambda raw, marker: call_value(opener_tail + raw, marker),
+                             eager=True, notes={call_open: unclosed, end: unclosed}))
+    recover += [
+        State("content", "content", markers=_recover_after(after_content, calls),
+              value=_content(content_mode, call_open, False)),
+        # A call left open ends at the next opener or at the end of the turn.
+        State("call", "tool_calls", markers=call_markers, value=call_value, eager=True,
+              notes={call_open: unclosed, end: unclosed}),
+        # A call inside a think block that the model closes after it: the closer is dropped and
+        # what follows is the answer (vLLM tests/reasoning/test_qwen3_tool_call_recovery.py:
+        # the call leaves the reasoning, the text after </think> stays content).
+        State("between", "content",
+              markers=(_recover_after(after_content, calls) + ((call_close, "between", False),)
+                       + (((think["close"], "after_think", False),) if think else ())),
+              value=_recover.stray("between or after tool calls", ((call_open, "\n"),)),
+              notes={call_close: ("stray-closer", f"{call_close!r} without its opener, dropped"),
+                     **({think["close"]: ("stray-closer",
+                                          f"{think['close']!r} after a tool call, dropped")}
+                        if think else {})}),
+        State("end", None, stray=IGNORE),
+    ]
+    if calls["body"] == "xml":
+        # <function=...> without the <tool_call> wrapper (vLLM's Qwen3CoderToolParser falls
+        # back to the whole output when there is no <tool_call>): read up to </function>.
+        recover.append(State("bare_call", "tool_calls", markers=(("</function>", "between", False),
+                                                                  (end, "end", False)),
+                             value=_bare_call, eager=True))
+    if calls["body"] == "xml":
+        for st in recover:
+            if "<function=" in st.table:
+                st.notes["<function="] = ("unwrapped-call",
+                                          f"<function=...> without {call_open!r} read as a call")
+    return Grammar(name, d["anchor"], _table(*exact), _table(*recover), "start", d)
+
+
+def _recover_after(after_content: tuple[tuple[str, str, bool], ...], calls: dict[str, Any]) -> Any:
+    if calls["body"] != "xml":
+        return after_content
+    return after_content + (("<function=", "bare_call", True),)
+
+
+def _bare_call(raw: str, marker: str) -> Outcome:
+    return _recover.xml_call(raw + marker if marker == "</function>" else raw, ("", ""))

@@ -1,0 +1,134 @@
+"""The recovering reading's shared pieces: what becomes of text the exact reading refuses.
+
+Each helper returns a state ``value`` for :mod:`._scan` that first tries the exact reading's
+value and, only where that refuses the text, recovers: what can be read as a tool call is a
+call (:func:`._json.recover_call`), what cannot is content, nothing is lost, and every recovery
+is a diagnostic (an :class:`._scan.Outcome` note).  So on exact template output the two
+readings give the same values, events included.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..errors import ParseError
+from . import _json
+from ._scan import Outcome
+
+Value = Callable[[str, str], Any]
+
+_SEPARATORS = " \t\r\n;,"
+
+
+def stray(what: str, drop: tuple[tuple[str, str], ...] = ()) -> Value:
+    """Text of a structural state (between tool calls, after a block): whitespace is the
+    format's own and is dropped; other text is content (a ``stray-text`` diagnostic), less the
+    template's separator ``sep`` before a following marker ``m`` for each ``(m, sep)`` of
+    ``drop``."""
+
+    def value(raw: str, marker: str) -> Any:
+        if not raw.strip():
+            return Outcome([], [])
+        text = raw
+        for m, sep in drop:
+            if marker == m and text.endswith(sep):
+                text = text[:-len(sep)]
+        return Outcome([("content", text)], [("stray-text", 0, f"text {what} kept as content")])
+
+    return value
+
+
+def json_calls(raw: str, strings: bool, wrap: tuple[str, str], many: bool = True) -> Outcome:
+    """The tool calls at the start of ``raw``: JSON objects separated by whitespace, ``;`` or
+    ``,`` (Llama 3's ``;``-separated calls, several objects in one block), each read by
+    :func:`._json.recover_call`; the text after the last one is content.  No call at all: all
+    of ``wrap[0] + raw + wrap[1]`` is content (the opener and closer the block had).  One
+    failed decode ends the search (so the time stays linear)."""
+    calls: list[Any] = []
+    notes: list[tuple[str, int, str]] = []
+    i, n = 0, len(raw)
+    while True:
+        j = i
+        while j < n and raw[j] in _SEPARATORS:
+            j += 1
+        if j >= n or raw[j] != "{" or (calls and not many):
+            break
+        decoded = _json.decode(raw, j)
+        if decoded is None:
+            notes.append(("bad-json", j, "a tool call that is not JSON kept as content"))
+            break
+        obj, end = decoded
+        call, why = _json.recover_call(obj, strings)
+        if call is None:
+            notes.append(("not-a-call", j, f"JSON that is no tool call ({why[0]}) kept as content"))
+            break
+        for w in why:
+            notes.append(("recovered-call", j, w))
+        if calls or raw[i:j].strip():
+            notes.append(("separated-calls", j, "several tool calls in one block"))
+        calls.append(call)
+        i = end
+    if not calls:
+        return Outcome([("content", wrap[0] + raw + wrap[1])], notes)
+    rest = raw[i:]
+    parts: list[tuple[str, Any]] = [("tool_calls", calls)]
+    if rest.strip():
+        notes.append(("stray-text", i, "text after a tool call kept as content"))
+        parts.append(("content", rest))
+    return Outcome(parts, notes)
+
+
+def exact_or(exact: Value, recover: Callable[[str, str], Outcome]) -> Value:
+    """The exact value where it accepts the text, else the recovery."""
+
+    def value(raw: str, marker: str) -> Any:
+        try:
+            return exact(raw, marker)
+        except ParseError:
+            return recover(raw, marker)
+
+    return value
+
+
+_PARAMETER = re.compile(r"<parameter=(.*?)(</parameter>|(?=<parameter=)|(?=</function>)|$)",
+                        re.DOTALL)
+
+
+def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
+    """A Qwen3-Coder / MiniCPM XML call, read as vLLM's Qwen3CoderToolParser reads one
+    (``qwen3coder_tool_parser.py`` at 1936cf3: ``<function=NAME>``, then each
+    ``<parameter=KEY>`` up to ``</parameter>``, or the next ``<parameter=``, or
+    ``</function>``, or the end; one newline stripped at each end of a value).  Without
+    ``<function=...>`` (or its ``>``) the text is content."""
+    notes: list[tuple[str, int, str]] = []
+    start = raw.find("<function=")
+    name_end = raw.find(">", start) if start >= 0 else -1
+    if name_end < 0 or raw[:start].strip():
+        return Outcome([("content", wrap[0] + raw + wrap[1])],
+                       [("not-a-call", 0, "a tool call without <function=NAME> kept as content")])
+    name = raw[start + len("<function="):name_end]
+    end = raw.find("</function>", name_end)
+    body = raw[name_end + 1:end if end >= 0 else len(raw)]
+    if end < 0:
+        notes.append(("unclosed", len(raw), "a call without </function>"))
+    arguments: dict[str, str] = {}
+    for m in _PARAMETER.finditer(body):
+        text = m.group(1)
+        key_end = text.find(">")
+        if key_end < 0:
+            continue
+        value = text[key_end + 1:]
+        value = value[1:] if value.startswith("\n") else value
+        value = value[:-1] if value.endswith("\n") else value
+        if not m.group(2):
+            notes.append(("missing-close", name_end + 1 + m.start(),
+                          f"parameter {text[:key_end][:40]!r} without </parameter>"))
+        arguments[text[:key_end]] = value
+    parts: list[tuple[str, Any]] = [
+        ("tool_calls", [{"type": "function", "function": {"name": name, "arguments": arguments}}])]
+    rest = raw[end + len("</function>"):] if end >= 0 else ""
+    if rest.strip():
+        notes.append(("stray-text", end, "text after </function> kept as content"))
+        parts.append(("content", rest.strip("\n")))
+    return Outcome(parts, notes)
