@@ -99,8 +99,8 @@ class ChatFormat(Spec):
     @property
     def response_template(self) -> dict[str, Any]:
         """transformers' declarative ``response_template`` for this format (a fresh copy), which
-        its ``parse_response`` accepts; see ``chatformats/parsing/response_templates.py``."""
-        from .parsing.response_templates import for_grammar
+        its ``parse_response`` accepts; see ``chatformats/_response_templates.py``."""
+        from ._response_templates import for_grammar
 
         if not self.grammar:
             raise ChatFormatError(f"format {self.name!r} has no response_template")

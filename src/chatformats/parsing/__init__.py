@@ -93,15 +93,15 @@ def grammar(name: Any) -> Any:
 def response_template(name: Any) -> dict[str, Any]:
     """A copy of format ``name``'s transformers ``response_template`` (formats that share a
     grammar share it); ``get_format(name).response_template`` is the same."""
-    from .response_templates import for_grammar
+    from .._response_templates import for_grammar
 
     return for_grammar(family(name))
 
 
 def limits(name: Any) -> tuple[str, ...]:
     """What format ``name``'s ``response_template`` cannot express
-    (``chatformats.parsing.response_templates.LIMITS``)."""
-    from .response_templates import LIMITS
+    (``chatformats._response_templates.LIMITS``)."""
+    from .._response_templates import LIMITS
 
     return LIMITS[family(name)]
 
