@@ -172,8 +172,8 @@ def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str]]:
         pass
     fmt = get_format(name)
     if fmt.port_function is not None:  # ``with_port``'s copy: its own function, cached under
-        found = _PORTS[fmt] = (fmt.port_function, fmt.calls)  # itself (equal only to itself)
-        return found
+        own = _PORTS[fmt] = (fmt.port_function, fmt.calls)  # itself (equal only to itself)
+        return own
     found = _PORTS.get(fmt.name)
     if found is None:
         found = _PORTS[fmt.name] = (fmt.port, fmt.calls)

@@ -9,7 +9,11 @@ message, the single-tool-call error and the check that a message holds ``tool_ca
 
 from __future__ import annotations
 
-COVERING = (
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # importing chatformats imports no typing
+    from typing import Any
+
+COVERING: tuple[tuple[list[Any], dict[str, Any]], ...] = (
     ([{"role": "system", "content": "S"}, {"role": "user", "content": "q"},
       {"role": "assistant", "content": "", "tool_calls": [
           {"id": "call_0", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},

@@ -9,7 +9,11 @@ not a string.
 
 from __future__ import annotations
 
-COVERING = (
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # importing chatformats imports no typing
+    from typing import Any
+
+COVERING: tuple[tuple[list[Any], dict[str, Any]], ...] = (
     ([{"role": "system", "content": "S"}, {"role": "user", "content": "q1"},
       {"role": "assistant", "content": "<think>\nr\n</think>\n\na",
        "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}},
