@@ -204,34 +204,41 @@ class Recorder:
         elif generated is not None:
             self.turns += (count, len(generated), end, 0)
 
-    def fields(self, index: int, *tails: str) -> None:
-        """The next line's values are these fields of ``messages[index]`` (:meth:`field`)."""
+    def fields(self, index: int, tail: str, second: str | None = None) -> None:
+        """The next line's value is the field ``tail`` of ``messages[index]`` (:meth:`field`),
+        and its next value the field ``second`` when given."""
         sources = self.sources
         position = len(self.pieces) + 1
-        for tail in tails:
-            sources[position] = index if tail == ".content" else ~index if tail == ".role" else (index, tail)
-            position += 2
+        sources[position] = index if tail == ".content" else ~index if tail == ".role" else (index, tail)
+        if second is not None:
+            sources[position + 2] = (
+                index if second == ".content" else ~index if second == ".role" else (index, second))
 
-    def line(self, *sources: Any) -> None:
-        """The next line's values come from ``sources``, in order: a path, a field's key, a
+    def line(self, first: Any, second: Any = None, third: Any = None) -> None:
+        """The next line's values come from these sources, in order: a path, a field's key, a
         :class:`Cuts` (:meth:`Parts.source`), or ``None`` for a value that is not an input's."""
-        recorded = self.sources
+        sources = self.sources
         position = len(self.pieces) + 1
-        for source in sources:
-            if source is not None:
-                recorded[position] = source
-                if type(source) is Cuts:
-                    self.cut = True
-            position += 2
+        if first is not None:
+            sources[position] = first
+            if type(first) is Cuts:
+                self.cut = True
+        if second is not None:
+            sources[position + 2] = second
+            if type(second) is Cuts:
+                self.cut = True
+        if third is not None:
+            sources[position + 4] = third
+            if type(third) is Cuts:
+                self.cut = True
 
-    def values(self, *sources: Any) -> None:
+    def values(self, first: Any, second: Any = None) -> None:
         """:meth:`line` for a line that starts with a value (``out[:-1] + ', "id": "' + id``)."""
-        recorded = self.sources
+        sources = self.sources
         position = len(self.pieces)
-        for source in sources:
-            if source is not None:
-                recorded[position] = source
-            position += 2
+        sources[position] = first
+        if second is not None:
+            sources[position + 2] = second
 
     # -- what the model generates
 

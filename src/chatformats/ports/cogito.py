@@ -133,7 +133,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             emit(system_message)  # L30
         else:  # the thinking sentence is the template's, the rest messages[0].content
             prefix = ns.system_prefix
-            spans.line(0)
+            spans.fields(0, ".content")
             extend((prefix, system_message[len(prefix):]))
         if tools is not None:  # L31
             if system_message != "":  # L32-36

@@ -309,7 +309,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
                 if spans is not None:  # generated: after the header
-                    source = index if type(raw_content) is str else think_sources(
+                    source = (index if content else None) if type(raw_content) is str else think_sources(
                         index, raw_content, record, rendered, message_reasoning, "", content)[1]
                     header = spans.role(index, "<|im_start|>", role, "\n", source, opens=header)
                 extend((header, content))  # L94
