@@ -22,7 +22,9 @@ before emitting, says what it emits: the template's line first, its provenance s
 - what the model generates (the template's ``{% generation %}`` block):
   :meth:`Recorder.open` and :meth:`Recorder.close`, each at the next piece or after a literal
   the next pieces begin with (``spans.close(after="<|im_end|>")``: after that token, not its
-  newline).
+  newline);
+- a header the plain render emits as one literal (``'<|im_start|>user\\n'``, the branch having
+  tested the role): :meth:`Recorder.role` emits it in pieces, the role sourced.
 
 A sourced value is all one input's text, or a :class:`Parts` source: a value a template joined
 from several inputs (a content given as a list of parts), sliced (``|trim``) or split
@@ -146,12 +148,6 @@ class Recorder:
         of one source are merged by comparing what was recorded)."""
         self.sources[len(self.pieces)] = (
             index if tail == ".content" else ~index if tail == ".role" else (index, tail))
-
-    def role_in(self, index: int, role: str, after: str) -> None:
-        """The next piece is a header the plain render emits as one literal: ``after``, then
-        ``messages[index].role`` (``role``), then template text."""
-        self.sources[len(self.pieces)] = Cuts(((len(after), None), (len(role), ~index)))
-        self.cut = True
 
     def role(self, index: int, before: str, role: str, after: str, value: Any = None,
              second: Any = None, opens: str | None = None) -> str:
