@@ -138,12 +138,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     system_message = ns.system_message
     if tools is not None or system_message != "":
         emit(_SYSTEM_HEADER)  # L27-29
-        if spans is None:
-            emit(system_message)  # L30
-        else:  # the thinking sentence is the template's, the rest messages[0].content
+        if spans is not None:  # the thinking sentence is the template's, the rest messages[0].content
             prefix = ns.system_prefix
             spans.fields(0, ".content")
             extend((prefix, system_message[len(prefix):]))
+        else:
+            emit(system_message)  # L30
         if tools is not None:  # L31
             if system_message != "":  # L32-36
                 emit(_TOOLS_SEP)
