@@ -22,7 +22,9 @@ before emitting, says what it emits: the template's line first, its provenance s
 - what the model generates (the template's ``{% generation %}`` block):
   :meth:`Recorder.open` and :meth:`Recorder.close`, each at the next piece or after a literal
   the next pieces begin with (``spans.close(after="<|im_end|>")``: after that token, not its
-  newline).
+  newline);
+- a header the plain render emits as one literal (``'<|im_start|>user\\n'``, the branch having
+  tested the role): :meth:`Recorder.role` emits it in pieces, the role sourced.
 
 A sourced value is all one input's text, or a :class:`Parts` source: a value a template joined
 from several inputs (a content given as a list of parts), sliced (``|trim``) or split
@@ -147,12 +149,6 @@ class Recorder:
         self.sources[len(self.pieces)] = (
             index if tail == ".content" else ~index if tail == ".role" else (index, tail))
 
-    def role_in(self, index: int, role: str, after: str) -> None:
-        """The next piece is a header the plain render emits as one literal: ``after``, then
-        ``messages[index].role`` (``role``), then template text."""
-        self.sources[len(self.pieces)] = Cuts(((len(after), None), (len(role), ~index)))
-        self.cut = True
-
     def role(self, index: int, before: str, role: str, after: str, value: Any = None,
              second: Any = None, opens: str | None = None) -> str:
         """A header the plain render emits as one literal, ``before + role + after``
@@ -204,34 +200,41 @@ class Recorder:
         elif generated is not None:
             self.turns += (count, len(generated), end, 0)
 
-    def fields(self, index: int, *tails: str) -> None:
-        """The next line's values are these fields of ``messages[index]`` (:meth:`field`)."""
+    def fields(self, index: int, tail: str, second: str | None = None) -> None:
+        """The next line's value is the field ``tail`` of ``messages[index]`` (:meth:`field`),
+        and its next value the field ``second`` when given."""
         sources = self.sources
         position = len(self.pieces) + 1
-        for tail in tails:
-            sources[position] = index if tail == ".content" else ~index if tail == ".role" else (index, tail)
-            position += 2
+        sources[position] = index if tail == ".content" else ~index if tail == ".role" else (index, tail)
+        if second is not None:
+            sources[position + 2] = (
+                index if second == ".content" else ~index if second == ".role" else (index, second))
 
-    def line(self, *sources: Any) -> None:
-        """The next line's values come from ``sources``, in order: a path, a field's key, a
+    def line(self, first: Any, second: Any = None, third: Any = None) -> None:
+        """The next line's values come from these sources, in order: a path, a field's key, a
         :class:`Cuts` (:meth:`Parts.source`), or ``None`` for a value that is not an input's."""
-        recorded = self.sources
+        sources = self.sources
         position = len(self.pieces) + 1
-        for source in sources:
-            if source is not None:
-                recorded[position] = source
-                if type(source) is Cuts:
-                    self.cut = True
-            position += 2
+        if first is not None:
+            sources[position] = first
+            if type(first) is Cuts:
+                self.cut = True
+        if second is not None:
+            sources[position + 2] = second
+            if type(second) is Cuts:
+                self.cut = True
+        if third is not None:
+            sources[position + 4] = third
+            if type(third) is Cuts:
+                self.cut = True
 
-    def values(self, *sources: Any) -> None:
+    def values(self, first: Any, second: Any = None) -> None:
         """:meth:`line` for a line that starts with a value (``out[:-1] + ', "id": "' + id``)."""
-        recorded = self.sources
+        sources = self.sources
         position = len(self.pieces)
-        for source in sources:
-            if source is not None:
-                recorded[position] = source
-            position += 2
+        sources[position] = first
+        if second is not None:
+            sources[position + 2] = second
 
     # -- what the model generates
 

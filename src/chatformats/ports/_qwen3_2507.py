@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .._jinja import (
     MISSING, attr, item, iterate, length, namespace, need_str, think_split, to_str, tojson,
 )
-from .._record import Record, setters
+from .._record import Record
 from .._spans import Recorder
 
 # L6
@@ -51,22 +51,32 @@ HEADER = "<|im_start|>assistant\n"
 Emit = Callable[[str], None]
 
 
-class Namespace(Record):
-    """L17-24: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
-    after the reversed scan.  ``multi_step_tool`` stays true when no message is a real user
-    query (a string content not wrapped in ``<tool_response>...</tool_response>``)."""
+class _NamespaceFields:
+    """The fields of :class:`Namespace`, written while :func:`_namespace` builds one."""
 
     __slots__ = ("multi_step_tool", "last_query_index")
 
     multi_step_tool: bool
     last_query_index: int
 
-    def __init__(self, multi_step_tool: bool, last_query_index: int) -> None:
-        _set_multi_step_tool(self, multi_step_tool)
-        _set_last_query_index(self, last_query_index)
+
+class Namespace(Record, _NamespaceFields):
+    """L17-24: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
+    after the reversed scan.  ``multi_step_tool`` stays true when no message is a real user
+    query (a string content not wrapped in ``<tool_response>...</tool_response>``)."""
+
+    __slots__ = ()
 
 
-_set_multi_step_tool, _set_last_query_index = setters(Namespace).values()
+def _namespace(multi_step_tool: bool, last_query_index: int) -> Namespace:
+    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
+    is written, then made the record's (it is built on every render; a record's own
+    constructor writes through its slots' setters, several times slower)."""
+    made = _NamespaceFields()
+    made.multi_step_tool = multi_step_tool
+    made.last_query_index = last_query_index
+    made.__class__ = Namespace
+    return made  # type: ignore[return-value]
 
 
 def scan(messages: Sequence[Any]) -> Namespace:
@@ -80,8 +90,8 @@ def scan(messages: Sequence[Any]) -> Namespace:
             if type(content) is str and not (
                 content.startswith("<tool_response>") and content.endswith("</tool_response>")
             ):
-                return Namespace(multi_step_tool=False, last_query_index=index)
-    return Namespace(multi_step_tool=True, last_query_index=n - 1)
+                return _namespace(multi_step_tool=False, last_query_index=index)
+    return _namespace(multi_step_tool=True, last_query_index=n - 1)
 
 
 def system_block(emit: Emit, messages: Sequence[Any], tools: Any, preamble: str = "",

@@ -19,7 +19,7 @@ from itertools import islice
 from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
-from .._record import Record, setters
+from .._record import Record
 from .._spans import Recorder
 from ..errors import ChatFormatError, TemplateTypeError
 
@@ -50,7 +50,19 @@ _THINK_PREFILL = "<think>\n"  # L121 ('<think>\n': the escape is a newline)
 _TOOL_ROLES = frozenset(("ipython", "tool", "tool_results"))  # L53, L104
 
 
-class Namespace(Record):
+class _NamespaceFields:
+    """The fields of :class:`Namespace`, written while :func:`_namespace` builds one."""
+
+    __slots__ = ("tools", "enable_thinking", "system_message", "system_prefix", "start")
+
+    tools: Any
+    enable_thinking: Any
+    system_message: str
+    system_prefix: str
+    start: int
+
+
+class Namespace(Record, _NamespaceFields):
     """L2-24: the template's ``set`` variables once its pre-pass has run (the template has no
     ``namespace()``; this record is its state).
 
@@ -63,25 +75,22 @@ class Namespace(Record):
     reads ``messages`` from there instead of copying the slice, whose reference counting alone
     touches every message twice)."""
 
-    __slots__ = ("tools", "enable_thinking", "system_message", "system_prefix", "start")
-
-    tools: Any
-    enable_thinking: Any
-    system_message: str
-    system_prefix: str
-    start: int
-
-    def __init__(self, tools: Any, enable_thinking: Any, system_message: str, system_prefix: str,
-                 start: int) -> None:
-        _set_tools(self, tools)
-        _set_enable_thinking(self, enable_thinking)
-        _set_system_message(self, system_message)
-        _set_system_prefix(self, system_prefix)
-        _set_start(self, start)
+    __slots__ = ()
 
 
-_set_tools, _set_enable_thinking, _set_system_message, _set_system_prefix, _set_start = (
-    setters(Namespace).values())
+def _namespace(tools: Any, enable_thinking: Any, system_message: str, system_prefix: str,
+                 start: int) -> Namespace:
+    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
+    is written, then made the record's (it is built on every render; a record's own
+    constructor writes through its slots' setters, several times slower)."""
+    made = _NamespaceFields()
+    made.tools = tools
+    made.enable_thinking = enable_thinking
+    made.system_message = system_message
+    made.system_prefix = system_prefix
+    made.start = start
+    made.__class__ = Namespace
+    return made  # type: ignore[return-value]
 
 
 def scan(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
@@ -107,7 +116,7 @@ def scan(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
             system_message = prefix + system_message
         else:  # L21-22
             prefix = system_message = _THINKING
-    return Namespace(tools, enable_thinking, system_message, prefix, start)
+    return _namespace(tools, enable_thinking, system_message, prefix, start)
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -129,12 +138,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     system_message = ns.system_message
     if tools is not None or system_message != "":
         emit(_SYSTEM_HEADER)  # L27-29
-        if spans is None:
-            emit(system_message)  # L30
-        else:  # the thinking sentence is the template's, the rest messages[0].content
+        if spans is not None:  # the thinking sentence is the template's, the rest messages[0].content
             prefix = ns.system_prefix
-            spans.line(0)
+            spans.fields(0, ".content")
             extend((prefix, system_message[len(prefix):]))
+        else:
+            emit(system_message)  # L30
         if tools is not None:  # L31
             if system_message != "":  # L32-36
                 emit(_TOOLS_SEP)

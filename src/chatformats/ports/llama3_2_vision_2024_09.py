@@ -46,7 +46,7 @@ from .._jinja import (
     tojson_indented,
     trim,
 )
-from .._record import Record, setters
+from .._record import Record
 from .._spans import Recorder
 from ..errors import TemplateError
 
@@ -117,20 +117,30 @@ WORDING = Wording(
 """Meta's wording (lines 51-53 and 72-76)."""
 
 
-class Namespace(Record):
-    """L28-35: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
-    content item (of a message after the system message) is a mapping whose ``type`` is
-    ``"image"``."""
+class _NamespaceFields:
+    """The fields of :class:`Namespace`, written while :func:`_namespace` builds one."""
 
     __slots__ = ("has_images",)
 
     has_images: bool
 
-    def __init__(self, has_images: bool) -> None:
-        _set_has_images(self, has_images)
+
+class Namespace(Record, _NamespaceFields):
+    """L28-35: ``image_ns = namespace(has_images=false)`` after the scan: true when some list
+    content item (of a message after the system message) is a mapping whose ``type`` is
+    ``"image"``."""
+
+    __slots__ = ()
 
 
-(_set_has_images,) = setters(Namespace).values()
+def _namespace(has_images: bool) -> Namespace:
+    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
+    is written, then made the record's (it is built on every render; a record's own
+    constructor writes through its slots' setters, several times slower)."""
+    made = _NamespaceFields()
+    made.has_images = has_images
+    made.__class__ = Namespace
+    return made  # type: ignore[return-value]
 
 
 def scan(messages: Sequence[Any], offset: int) -> Namespace:
@@ -160,7 +170,7 @@ def scan(messages: Sequence[Any], offset: int) -> Namespace:
             pass  # iterates characters / keys / nothing: never an image
         else:
             iterate(content, f"messages[{index + offset}].content")  # raises
-    return Namespace(has_images=has_images)
+    return _namespace(has_images=has_images)
 
 
 def _path(index: int, suffix: str = "") -> str:

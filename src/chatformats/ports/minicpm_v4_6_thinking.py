@@ -32,7 +32,7 @@ from .._jinja import (
     to_str,
     tojson,
 )
-from .._record import Record, setters
+from .._record import Record
 from .._spans import Recorder, think_sources, trimmed_content
 from ..errors import TemplateError
 
@@ -61,22 +61,32 @@ _TOOLS_TAIL = (
 )
 
 
-class Namespace(Record):
-    """L58-68: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
-    after the reversed scan.  ``multi_step_tool`` stays true when no user message's rendered,
-    trimmed content is a real query (one not wrapped in ``<tool_response>...</tool_response>``)."""
+class _NamespaceFields:
+    """The fields of :class:`Namespace`, written while :func:`_namespace` builds one."""
 
     __slots__ = ("multi_step_tool", "last_query_index")
 
     multi_step_tool: bool
     last_query_index: int
 
-    def __init__(self, multi_step_tool: bool, last_query_index: int) -> None:
-        _set_multi_step_tool(self, multi_step_tool)
-        _set_last_query_index(self, last_query_index)
+
+class Namespace(Record, _NamespaceFields):
+    """L58-68: ``ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1)``
+    after the reversed scan.  ``multi_step_tool`` stays true when no user message's rendered,
+    trimmed content is a real query (one not wrapped in ``<tool_response>...</tool_response>``)."""
+
+    __slots__ = ()
 
 
-_set_multi_step_tool, _set_last_query_index = setters(Namespace).values()
+def _namespace(multi_step_tool: bool, last_query_index: int) -> Namespace:
+    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
+    is written, then made the record's (it is built on every render; a record's own
+    constructor writes through its slots' setters, several times slower)."""
+    made = _NamespaceFields()
+    made.multi_step_tool = multi_step_tool
+    made.last_query_index = last_query_index
+    made.__class__ = Namespace
+    return made  # type: ignore[return-value]
 
 
 def render_content(content: Any, is_system_content: bool, index: int, variables: Mapping[str, Any],
@@ -135,8 +145,8 @@ def scan(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
         if type(message) is dict and message.get("role", MISSING) == "user":  # L61
             content = render_content(message.get("content", MISSING), False, index, variables).strip()  # L62
             if not (content.startswith("<tool_response>") and content.endswith("</tool_response>")):  # L63
-                return Namespace(multi_step_tool=False, last_query_index=index)  # L64-65
-    return Namespace(multi_step_tool=True, last_query_index=n - 1)
+                return _namespace(multi_step_tool=False, last_query_index=index)  # L64-65
+    return _namespace(multi_step_tool=True, last_query_index=n - 1)
 
 
 def _tool_call_name(tool_call: Any, unwrapped: bool, index: int, call_index: int) -> str:
@@ -309,7 +319,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             else:  # L93-94
                 header = "<|im_start|>assistant\n"  # '<|im_start|>' + message.role + '\n'
                 if spans is not None:  # generated: after the header
-                    source = index if type(raw_content) is str else think_sources(
+                    source = (index if content else None) if type(raw_content) is str else think_sources(
                         index, raw_content, record, rendered, message_reasoning, "", content)[1]
                     header = spans.role(index, "<|im_start|>", role, "\n", source, opens=header)
                 extend((header, content))  # L94

@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .._jinja import MISSING, attr, concat_error, iterate, namespace, need_str, strftime_now, to_str, tojson
-from .._record import Record, setters
+from .._record import Record
 from .._spans import Path, Recorder
 from ..errors import ChatFormatError, TemplateTypeError, UndefinedValueError
 
@@ -91,7 +91,16 @@ Match = Tuple[str, int, int]
 # ---------------------------------------------------------------- pre-pass
 
 
-class Namespace(Record):
+class _NamespaceFields:
+    """The fields of :class:`Namespace`, written while :func:`_namespace` builds one."""
+
+    __slots__ = ("last_user_idx", "system_messages")
+
+    last_user_idx: int
+    system_messages: List[Any]
+
+
+class Namespace(Record, _NamespaceFields):
     """The template's namespaces once its pre-passes have run.
 
     - ``last_user_idx``: ``last_user_idx.value`` (L11-16), the index of the last message whose
@@ -100,17 +109,18 @@ class Namespace(Record):
       role is ``'system'``, in order (undefined where a system message has no content).
     """
 
-    __slots__ = ("last_user_idx", "system_messages")
-
-    last_user_idx: int
-    system_messages: List[Any]
-
-    def __init__(self, last_user_idx: int, system_messages: List[Any]) -> None:
-        _set_last_user_idx(self, last_user_idx)
-        _set_system_messages(self, system_messages)
+    __slots__ = ()
 
 
-_set_last_user_idx, _set_system_messages = setters(Namespace).values()
+def _namespace(last_user_idx: int, system_messages: List[Any]) -> Namespace:
+    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
+    is written, then made the record's (it is built on every render; a record's own
+    constructor writes through its slots' setters, several times slower)."""
+    made = _NamespaceFields()
+    made.last_user_idx = last_user_idx
+    made.system_messages = system_messages
+    made.__class__ = Namespace
+    return made  # type: ignore[return-value]
 
 
 def scan(messages: Sequence[Any]) -> Namespace:
@@ -126,7 +136,7 @@ def scan(messages: Sequence[Any]) -> Namespace:
             last_user_idx = index
         elif role == "system":  # L89-90
             system_messages.append(message.get("content", MISSING))
-    return Namespace(last_user_idx=last_user_idx, system_messages=system_messages)
+    return _namespace(last_user_idx=last_user_idx, system_messages=system_messages)
 
 
 def _system_message_paths(messages: Sequence[Any]) -> List[Path]:
@@ -139,7 +149,19 @@ def _system_message_paths(messages: Sequence[Any]) -> List[Path]:
     ]
 
 
-class ToolNameIndex(Record):
+class _ToolNameIndexFields:
+    """The fields of :class:`ToolNameIndex`, written while :func:`_tool_name_index` builds one."""
+
+    __slots__ = ("names", "first", "repeated", "errors", "failure")
+
+    names: Dict[str, str]
+    first: Dict[str, Tuple[int, int]]
+    repeated: Dict[str, List[Match]]
+    errors: Dict[str, ChatFormatError]
+    failure: Optional[ChatFormatError]
+
+
+class ToolNameIndex(Record, _ToolNameIndexFields):
     """What ``get_tool_name(messages, tool_call_id)`` (L66-76) gives for every id, in one pass.
 
     The macro is only ever called with a ``tool_call_id`` that L116 has just concatenated to a
@@ -161,23 +183,7 @@ class ToolNameIndex(Record):
       ``tool_calls`` that cannot be iterated); the pass stops there, as every scan would.
     """
 
-    __slots__ = ("names", "first", "repeated", "errors", "failure")
-
-    names: Dict[str, str]
-    first: Dict[str, Tuple[int, int]]
-    repeated: Dict[str, List[Match]]
-    errors: Dict[str, ChatFormatError]
-    failure: Optional[ChatFormatError]
-
-    def __init__(
-        self, names: Dict[str, str], first: Dict[str, Tuple[int, int]], repeated: Dict[str, List[Match]],
-        errors: Dict[str, ChatFormatError], failure: Optional[ChatFormatError],
-    ) -> None:
-        _set_names(self, names)
-        _set_first(self, first)
-        _set_repeated(self, repeated)
-        _set_errors(self, errors)
-        _set_failure(self, failure)
+    __slots__ = ()
 
     def matches(self, call_id: str) -> Sequence[Match]:
         """Every match of ``call_id``: ``(rendered name, message index, call index)``."""
@@ -188,8 +194,21 @@ class ToolNameIndex(Record):
         return () if where is None else ((self.names[call_id],) + where,)
 
 
-_set_names, _set_first, _set_repeated, _set_errors, _set_failure = (
-    setters(ToolNameIndex).values())
+def _tool_name_index(
+    names: Dict[str, str], first: Dict[str, Tuple[int, int]], repeated: Dict[str, List[Match]],
+    errors: Dict[str, ChatFormatError], failure: Optional[ChatFormatError],
+) -> ToolNameIndex:
+    """A :class:`ToolNameIndex` at the cost of plain attribute writes: the fields' own class
+    is written, then made the record's (it is built on every render; a record's own
+    constructor writes through its slots' setters, several times slower)."""
+    made = _ToolNameIndexFields()
+    made.names = names
+    made.first = first
+    made.repeated = repeated
+    made.errors = errors
+    made.failure = failure
+    made.__class__ = ToolNameIndex
+    return made  # type: ignore[return-value]
 
 
 def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
@@ -243,7 +262,7 @@ def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
                         found.append((name, index, call_index))
     for call_id, found in repeated.items():
         names[call_id] = "".join([match[0] for match in found])
-    return ToolNameIndex(names, first, repeated, errors, failure)
+    return _tool_name_index(names, first, repeated, errors, failure)
 
 
 # ---------------------------------------------------------------- the macros
