@@ -281,13 +281,22 @@ def test_the_docs_table_is_prefix_stables() -> None:
 
 
 def test_regressions_hypothesis_found() -> None:
-    """A completion cut inside a tool call's JSON is not a turn of the format: ``None``, not the
-    parser's error (llama-3.2-vision-2024-09); a tool result after a tool call made without
-    reasoning drops the empty think block (qwen3-tool-agent): ``prefix_stable`` says so."""
+    """A completion cut inside a tool call's JSON (llama-3.2-vision-2024-09) raises no parser
+    error: the recovering reading keeps the cut call as content (nothing lost), the template
+    writes that content back as sampled, so the bridge answers with the full render's text
+    (under either policy); the exact reading refuses it, and the bridge then answers ``None``.
+    A tool result after a tool call made without reasoning drops the empty think block
+    (qwen3-tool-agent): ``prefix_stable`` says so."""
     name = "llama-3.2-vision-2024-09"
-    prompt = chatformats.start(name, [{"role": "user", "content": "Sunny"}], now=FIXED_NOW)
+    user = {"role": "user", "content": "Sunny"}
+    prompt = chatformats.start(name, [user], now=FIXED_NOW)
     cut = '{"name": "get_weather", "parameters": {"city": "Oslo", "days": 1}'
-    assert chatformats.bridge(name, prompt, cut, [{"role": "user", "content": "Sunny"}]) is None
-    assert chatformats.bridge(name, prompt, cut, [{"role": "user", "content": "Sunny"}],
-                              policy="sampled") is None
+    full = chatformats.apply_chat_template(
+        name, [user, {"role": "assistant", "content": cut}, user], add_generation_prompt=True,
+        now=FIXED_NOW)
+    for policy in ("template", "sampled"):
+        turn = chatformats.bridge(name, prompt, cut, [user], policy=policy)
+        assert turn is not None and turn.text == full and turn.rewritten is None
+    with pytest.raises(chatformats.ParseError):
+        chatformats.parse_response(name, cut, prefix=prompt.appended, strict=True)
     assert chatformats.prefix_stable("qwen3-tool-agent")["tool"] is not None
