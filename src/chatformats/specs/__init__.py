@@ -13,6 +13,7 @@ from . import (
     llama3_2_vision_2024_09,
     llama3_2_vision_2024_12,
     minicpm_v4_6_thinking,
+    qwen3,
     qwen3_instruct_2507,
     qwen3_thinking_2507,
     qwen3_tool_agent,
@@ -29,4 +30,5 @@ SPECS = (
     qwen3_tool_agent.SPEC,
     qwen3_instruct_2507.SPEC,
     qwen3_thinking_2507.SPEC,
+    qwen3.SPEC,
 )
