@@ -14,6 +14,7 @@ from . import (
     llama3_2_vision_2024_12,
     minicpm_v4_6_thinking,
     qwen3,
+    qwen3_2025_04,
     qwen3_instruct_2507,
     qwen3_thinking_2507,
     qwen3_tool_agent,
@@ -31,4 +32,5 @@ SPECS = (
     qwen3_instruct_2507.SPEC,
     qwen3_thinking_2507.SPEC,
     qwen3.SPEC,
+    qwen3_2025_04.SPEC,
 )

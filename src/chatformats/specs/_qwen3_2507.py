@@ -34,3 +34,46 @@ QWEN3_HYBRID_PROVENANCE = (
     "reference_templates/README.md 'Control strings'); these models' own tokenizer_config.json "
     "was not compared; template: the tags that are not tokens"
 )
+
+#: The generation tags of the two Qwen3 hybrid texts (``qwen3``, ``qwen3-2025-04``), whose
+#: assistant-turn lines are the same: the generation prompt under ``enable_thinking`` false closes
+#: an empty think block, so a turn that renders exactly that block starts after it.
+HYBRID_GENERATION = (
+    # find
+    ('        {%- if loop.index0 > ns.last_query_index %}\n'
+     '            {%- if loop.last or (not loop.last and reasoning_content) %}\n'
+     "                {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
+     '            {%- else %}\n'
+     "                {{- '<|im_start|>' + message.role + '\\n' + content }}\n"
+     '            {%- endif %}\n'
+     '        {%- else %}\n'
+     "            {{- '<|im_start|>' + message.role + '\\n' + content }}\n"
+     '        {%- endif %}',
+    # replace: the generation prompt under enable_thinking false closes an empty think
+     # block, so a turn that renders exactly that block starts after it
+     "        {%- if loop.index0 > ns.last_query_index and (loop.last or (not loop.last and reasoning_content)) and enable_thinking is defined and enable_thinking is false and not reasoning_content.strip('\\n') %}\n"
+     "            {{- '<|im_start|>' + message.role + '\\n<think>\\n\\n</think>\\n\\n' }}\n"
+     '        {%- else %}\n'
+     "            {{- '<|im_start|>' + message.role + '\\n' }}\n"
+     '        {%- endif %}\n'
+     '        {%- generation %}\n'
+     '        {%- if loop.index0 > ns.last_query_index %}\n'
+     '            {%- if loop.last or (not loop.last and reasoning_content) %}\n'
+     "                {%- if enable_thinking is defined and enable_thinking is false and not reasoning_content.strip('\\n') %}\n"
+     "                {{- content.lstrip('\\n') }}\n"
+     '                {%- else %}\n'
+     "                {{- '<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
+     '                {%- endif %}\n'
+     '            {%- else %}\n'
+     '                {{- content }}\n'
+     '            {%- endif %}\n'
+     '        {%- else %}\n'
+     '            {{- content }}\n'
+     '        {%- endif %}'),
+    # find
+    ("        {{- '<|im_end|>\\n' }}\n"
+     '    {%- elif message.role == "tool" %}',
+    # replace
+     "        {{- '<|im_end|>' }}{%- endgeneration %}{{- '\\n' }}\n"
+     '    {%- elif message.role == "tool" %}'),
+)

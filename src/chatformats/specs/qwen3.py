@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from .._spec import Spec, Tests
-from ._qwen3_2507 import COVERING, QWEN3_HYBRID_PROVENANCE
+from ._qwen3_2507 import COVERING, HYBRID_GENERATION, QWEN3_HYBRID_PROVENANCE
 from ._vocab import QWEN3_2507_CONTROL, QWEN3_2507_TOKENS
 
 SPEC = Spec(
@@ -32,44 +32,6 @@ SPEC = Spec(
               {"role": "user", "content": "q2"}],
              {"add_generation_prompt": True, "enable_thinking": False}),
         ),
-        generation=(
-            # find
-            ('        {%- if loop.index0 > ns.last_query_index %}\n'
-             '            {%- if loop.last or (not loop.last and reasoning_content) %}\n'
-             "                {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
-             '            {%- else %}\n'
-             "                {{- '<|im_start|>' + message.role + '\\n' + content }}\n"
-             '            {%- endif %}\n'
-             '        {%- else %}\n'
-             "            {{- '<|im_start|>' + message.role + '\\n' + content }}\n"
-             '        {%- endif %}',
-             # replace: the generation prompt under enable_thinking false closes an empty think
-             # block, so a turn that renders exactly that block starts after it
-             "        {%- if loop.index0 > ns.last_query_index and (loop.last or (not loop.last and reasoning_content)) and enable_thinking is defined and enable_thinking is false and not reasoning_content.strip('\\n') %}\n"
-             "            {{- '<|im_start|>' + message.role + '\\n<think>\\n\\n</think>\\n\\n' }}\n"
-             '        {%- else %}\n'
-             "            {{- '<|im_start|>' + message.role + '\\n' }}\n"
-             '        {%- endif %}\n'
-             '        {%- generation %}\n'
-             '        {%- if loop.index0 > ns.last_query_index %}\n'
-             '            {%- if loop.last or (not loop.last and reasoning_content) %}\n'
-             "                {%- if enable_thinking is defined and enable_thinking is false and not reasoning_content.strip('\\n') %}\n"
-             "                {{- content.lstrip('\\n') }}\n"
-             '                {%- else %}\n'
-             "                {{- '<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
-             '                {%- endif %}\n'
-             '            {%- else %}\n'
-             '                {{- content }}\n'
-             '            {%- endif %}\n'
-             '        {%- else %}\n'
-             '            {{- content }}\n'
-             '        {%- endif %}'),
-            # find
-            ("        {{- '<|im_end|>\\n' }}\n"
-             '    {%- elif message.role == "tool" %}',
-             # replace
-             "        {{- '<|im_end|>' }}{%- endgeneration %}{{- '\\n' }}\n"
-             '    {%- elif message.role == "tool" %}'),
-        )
+        generation=HYBRID_GENERATION,
     ),
 )
