@@ -16,6 +16,7 @@ from . import (
     qwen3,
     qwen3_2025_04,
     qwen3_instruct_2507,
+    qwen3_instruct_2507_2025_07,
     qwen3_thinking_2507,
     qwen3_tool_agent,
     solar_open,
@@ -33,4 +34,5 @@ SPECS = (
     qwen3_thinking_2507.SPEC,
     qwen3.SPEC,
     qwen3_2025_04.SPEC,
+    qwen3_instruct_2507_2025_07.SPEC,
 )
