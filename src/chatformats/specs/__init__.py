@@ -13,6 +13,8 @@ from . import (
     llama3_2_vision_2024_09,
     llama3_2_vision_2024_12,
     minicpm_v4_6_thinking,
+    qwen2_5_instruct,
+    qwen2_5_instruct_2024_09,
     qwen3,
     qwen3_2025_04,
     qwen3_instruct_2507,
@@ -35,4 +37,6 @@ SPECS = (
     qwen3.SPEC,
     qwen3_2025_04.SPEC,
     qwen3_instruct_2507_2025_07.SPEC,
+    qwen2_5_instruct.SPEC,
+    qwen2_5_instruct_2024_09.SPEC,
 )
