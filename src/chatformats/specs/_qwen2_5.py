@@ -7,11 +7,13 @@ from __future__ import annotations
 #: bos and unk null (not read from a tokenizer_config copy; reference_templates/README.md).
 QWEN2_5_TOKENS = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
 
-#: The template's control strings in order of first use (the added-token list was not sourced).
+#: The template's control strings in order of first use, then the pad token (the added-token
+#: list was not sourced; the special tokens are control strings too).
 QWEN2_5_CONTROL = ("<|im_start|>", "<tools>", "</tools>", "<tool_call>", "</tool_call>",
-                   "<|im_end|>", "<tool_response>", "</tool_response>")
+                   "<|im_end|>", "<tool_response>", "</tool_response>", "<|endoftext|>")
 QWEN2_5_PROVENANCE = ("template only: the model's added-token list was not sourced; the "
-                      "template's control strings in order of first use")
+                      "template's control strings in order of first use, then the pad token "
+                      "<|endoftext|> (xinference's stop ids 151643-151645 name it)")
 
 _TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 
