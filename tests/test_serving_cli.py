@@ -110,7 +110,7 @@ def test_formats_by_model_id_in_any_case(capsysbinary, tmp_path):
                          "--now", NOW_ARG)
     assert status == 0 and out.decode() == chatformats.apply_chat_template(
         "qwen3-instruct-2507", [{"role": "user", "content": "hi"}], now=FIXED_NOW)
-    status, out, err = run(capsysbinary, "show", "qwen3")
+    status, out, err = run(capsysbinary, "show", "qwen3-tool-agen")
     assert status == cli.EXIT_USAGE and "did you mean 'qwen3-tool-agent'" in err and err.count("\n") == 1
 
 

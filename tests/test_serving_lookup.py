@@ -53,7 +53,7 @@ def test_model_ids_are_unique_and_variants_claim_none():
 
 
 @pytest.mark.parametrize("typo, suggestion", [
-    ("qwen3", "qwen3-tool-agent"),
+    ("qwen3-tool-agen", "qwen3-tool-agent"),
     ("cogitoo", "cogito"),
     ("solar_open", "solar-open"),
     ("qwen/qwen3-4b-instruct-2507-fp8", "Qwen/Qwen3-4B-Instruct-2507"),

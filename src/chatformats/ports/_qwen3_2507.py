@@ -1,15 +1,19 @@
-"""The pieces the Qwen3 2507-series templates share, byte for byte.
+"""The pieces the Qwen3 hybrid and 2507-series templates share, byte for byte.
 
-Three templates are built from these pieces:
+Five templates are built from these pieces:
 
 - ``qwen3_thinking_2507.jinja`` (Qwen3 Thinking-2507): the system block, the reversed scan for
   the last real user query, the message loop with the ``</think>`` split, and the generation
   prompt ``<|im_start|>assistant\\n<think>\\n``.  :func:`render_reasoning` is that template; its
   ``Lnn`` comments cite ``qwen3_thinking_2507.jinja``.
-- ``qwen3_tool_agent.jinja``: the same template with a fixed tool-use preamble after the system
-  message in the tools branch and the generation prompt ``<|im_start|>assistant\\n`` (the
-  Instruct-2507 generation prompt), its lines unindented.  Its module binds
-  :func:`render_reasoning` with that preamble and prompt.
+- ``qwen3.jinja`` (Qwen3 hybrid thinking, the later revision): the same template but the
+  generation prompt (``<|im_start|>assistant\\n``, then ``<think>\\n\\n</think>\\n\\n`` when
+  ``enable_thinking`` is false); its module binds :func:`render_reasoning` with that prompt.
+- ``qwen3_instruct_2507_2025_07.jinja`` (the earlier Instruct-2507 text) and
+  ``qwen3_tool_agent.jinja``: the same template with the generation prompt
+  ``<|im_start|>assistant\\n`` (the Instruct-2507 generation prompt); the tool agent also injects
+  a fixed tool-use preamble after the system message in the tools branch, its lines unindented.
+  Their modules bind :func:`render_reasoning` with that preamble and prompt.
 - ``qwen3_instruct_2507.jinja`` (Qwen3 Instruct-2507): the same system block, tool calls and tool
   responses, but no reversed scan and no reasoning split: an assistant turn is its content.  Its
   module uses :func:`system_block`, :func:`tool_calls_block` and :func:`tool_response` with
@@ -188,8 +192,10 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
     generation prompt): pre-pass, system block, message loop, generation prompt.
 
     With ``spans``, each assistant turn's generated range starts where ``generation_prompt``
-    leaves the model (after ``<think>\\n`` when the prompt opens the reasoning) and ends after
-    its ``<|im_end|>``."""
+    leaves the model when the turn begins with it (after ``<think>\\n`` when the prompt opens the
+    reasoning; after ``<think>\\n\\n</think>\\n\\n`` when the prompt closes an empty one and the
+    turn's reasoning is empty), else after the turn's header, and ends after its
+    ``<|im_end|>``."""
     # Output pieces are appended, never concatenated: a long content is copied once, by the
     # final join.
     out: list[str] = spans.pieces if spans is not None else []
@@ -221,11 +227,16 @@ def render_reasoning(messages: Sequence[Any], tools: Any, add_generation_prompt:
             elif "</think>" in content:  # L38-41
                 reasoning_content, content = think_split(content)
             if index > ns.last_query_index and (index == last_index or reasoning_content):  # L43-44
-                if spans is not None:  # generated: what follows the generation prompt
+                reasoning = reasoning_content.strip("\n")
+                answer = content.lstrip("\n")
+                if spans is not None:  # generated: what follows the generation prompt, where
+                    # the turn begins with it (else what follows the header)
+                    opens = generation_prompt if (
+                        "<|im_start|>assistant\n<think>\n" + reasoning + "\n</think>\n\n" + answer
+                    ).startswith(generation_prompt) else HEADER
                     spans.message(index, ".reasoning_content" if type(message_reasoning) is str
-                                  else ".content", opens=generation_prompt)  # (else split from it)
-                extend(("<|im_start|>", role, "\n<think>\n", reasoning_content.strip("\n"),
-                        "\n</think>\n\n", content.lstrip("\n")))  # L45
+                                  else ".content", opens=opens)  # (else split from it)
+                extend(("<|im_start|>", role, "\n<think>\n", reasoning, "\n</think>\n\n", answer))  # L45
             else:  # L46-47, L49-50
                 if spans is not None:  # generated: what follows the header
                     spans.message(index, opens=HEADER)
