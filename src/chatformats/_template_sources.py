@@ -1058,4 +1058,49 @@ SOURCES: dict[str, str] = {
         "    {{- '<|im_start|>assistant\\n<think>\\n' }}\n"
         '{%- endif %}'
     ),
+    'kimi_k2.jinja': (
+        '{%- if tools -%}\r\n'
+        '  <|im_system|>tool_declare<|im_middle|>{{ tools | tojson }}<|im_end|>\r\n'
+        '{%- endif -%}\r\n'
+        '{%- for message in messages -%}\r\n'
+        "  {%- if loop.first and messages[0]['role'] != 'system' -%}\r\n"
+        '    <|im_system|>system<|im_middle|>You are a helpful assistant<|im_end|>\r\n'
+        '  {%- endif -%}\r\n'
+        "  {%- if message['role'] == 'system' -%}\r\n"
+        '    <|im_system|>system<|im_middle|>\r\n'
+        "  {%- elif message['role'] == 'user' -%}\r\n"
+        '    <|im_user|>user<|im_middle|>\r\n'
+        "  {%- elif message['role'] == 'assistant' -%}\r\n"
+        '    <|im_assistant|>assistant<|im_middle|>\r\n'
+        "  {%- elif message['role'] == 'tool' -%}\r\n"
+        '    <|im_system|>tool<|im_middle|>\r\n'
+        '  {%- endif -%}\r\n'
+        "  {%- if message['role'] == 'assistant' and message.get('tool_calls') -%}\r\n"
+        "    {%- if message['content'] -%}{{ message['content'] }}{%- endif -%}\r\n"
+        '    <|tool_calls_section_begin|>\r\n'
+        "    {%- for tool_call in message['tool_calls'] -%}\r\n"
+        "      {%- set func_name = tool_call['function']['name'] -%}\r\n"
+        "      {%- set formatted_id = 'functions.' + func_name + ':' + loop.index0|string -%}\r\n"
+        "      <|tool_call_begin|>{{ formatted_id }}<|tool_call_argument_begin|>{{ tool_call['function']['arguments'] | tojson}}<|tool_call_end|>\r\n"
+        '    {%- endfor -%}\r\n'
+        '    <|tool_calls_section_end|>\r\n'
+        "  {%- elif message['role'] == 'tool' -%}\r\n"
+        "    ## Return of {{ message.tool_call_id }}\\n{{ message['content'] }}\r\n"
+        "  {%- elif message['content'] is string -%}\r\n"
+        "    {{ message['content'] }}\r\n"
+        "  {%- elif message['content'] is not none -%}\r\n"
+        "    {% for content in message['content'] -%}\r\n"
+        "      {% if content['type'] == 'image' or 'image' in content or 'image_url' in content -%}\r\n"
+        '        <|media_start|>image<|media_content|><|media_pad|><|media_end|>\r\n'
+        '      {% else -%}\r\n'
+        "        {{ content['text'] }}\r\n"
+        '      {%- endif -%}\r\n'
+        '    {%- endfor -%}\r\n'
+        '  {%- endif -%}\r\n'
+        '  <|im_end|>\r\n'
+        '{%- endfor -%}\r\n'
+        '{%- if add_generation_prompt -%}\r\n'
+        '  <|im_assistant|>assistant<|im_middle|>\r\n'
+        '{%- endif -%}\r\n'
+    ),
 }
