@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import (
     cogito,
+    glm4_5,
     kimi_k2,
     llama3_2_vision,
     llama3_2_vision_2024_09,
@@ -31,4 +32,5 @@ SPECS = (
     qwen3_instruct_2507.SPEC,
     qwen3_thinking_2507.SPEC,
     kimi_k2.SPEC,
+    glm4_5.SPEC,
 )
