@@ -145,7 +145,10 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             parts = [] if spans is not None else None
             text = visible_text(content, path, parts)  # L46
             emit(_USER)
-            _emit_parts(out, spans, text, parts, content, index)
+            if spans is not None:
+                _emit_parts(out, spans, text, parts, content, index)
+            else:
+                emit(text)
             # L47: the macro runs again on the same content (the same text)
             if no_thinking and not text.endswith(_NOTHINK):
                 emit(_NOTHINK)
@@ -176,7 +179,10 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             parts = [] if spans is not None else None
             text = visible_text(content, path, parts)
             emit(_SYSTEM)
-            _emit_parts(out, spans, text, parts, content, index)
+            if spans is not None:
+                _emit_parts(out, spans, text, parts, content, index)
+            else:
+                emit(text)
 
     if variables.get("add_generation_prompt", MISSING):  # L101-103
         emit(ASSISTANT_HEADER)
@@ -215,7 +221,7 @@ def _assistant(out: list[str], spans: Recorder | None, m: dict[str, Any], index:
             if reasoning_source is None:
                 at = reasoning_at + len(reasoning) - len(reasoning.lstrip())
                 reasoning_source = _slice_source(index, content, parts, at, shown)
-            _line(spans, reasoning_source)
+            spans.line(reasoning_source)
         extend((_THINK_OPEN, shown, _THINK_CLOSE))
     else:  # L62-63
         emit(EMPTY_THINK)
@@ -223,7 +229,7 @@ def _assistant(out: list[str], spans: Recorder | None, m: dict[str, Any], index:
     if stripped:  # L65-66
         if spans is not None:
             at = answer_at + len(answer) - len(answer.lstrip())
-            _line(spans, _slice_source(index, content, parts, at, stripped))
+            spans.line(_slice_source(index, content, parts, at, stripped))
         extend(("\n", stripped))
     tool_calls = m.get("tool_calls", MISSING)
     if tool_calls:  # L68
@@ -269,18 +275,9 @@ def _slice_source(index: int, content: Any, parts: Any, at: int, value: str) -> 
     return Parts(parts or (), "").source(at, value)
 
 
-def _line(spans: Recorder, source: Any) -> None:
-    """The next line's value (after one literal) comes from ``source`` (a key, a path, a
-    :class:`~chatformats._spans.Cuts`, or None)."""
-    spans.line(source)
-
-
-def _emit_parts(out: list[str], spans: Recorder | None, text: str, parts: Any, content: Any,
+def _emit_parts(out: list[str], spans: Recorder, text: str, parts: Any, content: Any,
                 index: int) -> None:
-    """The macro's text as one piece, or with spans one piece per part it rendered."""
-    if spans is None:
-        out.append(text)
-        return
+    """With spans: the macro's text, one piece per part it rendered (one for a string)."""
     if type(content) is str:
         spans.field(index, ".content")
         out.append(text)
