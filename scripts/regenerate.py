@@ -189,12 +189,12 @@ def _write_or_check(kind: str, check: bool) -> list[str]:
     stale = []
     wanted = _files(kind)
     for path, text in wanted.items():
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        current = path.read_bytes().decode("utf-8") if path.is_file() else None
         if current == text:
             continue
         stale.append(str(path.relative_to(ROOT)))
         if not check:
-            path.write_text(text, encoding="utf-8")
+            path.write_bytes(text.encode("utf-8"))  # line endings as given (a CRLF template stays CRLF)
             print(f"regenerate: wrote {path.relative_to(ROOT)}")
     if kind == "generation":  # a copy whose format has no edits any more
         for path in sorted(GENERATION.glob("*.jinja")):

@@ -84,8 +84,9 @@ _templates: dict[str, jinja2.Template] = {}
 
 
 def template_text(template_file: str) -> str:
-    """The pinned reference template ``reference_templates/<template_file>``."""
-    return (REFERENCE_TEMPLATES / template_file).read_text(encoding="utf-8")
+    """The pinned reference template ``reference_templates/<template_file>``, its bytes decoded
+    as they are pinned (a CRLF file stays CRLF)."""
+    return (REFERENCE_TEMPLATES / template_file).read_bytes().decode("utf-8")
 
 
 def render(template_file: str, messages: Any, now: datetime, **variables: Any) -> tuple:

@@ -81,8 +81,10 @@ def compile_source(source: str) -> jinja2.Template:
 
 
 def source(name: str) -> str:
-    """The pinned reference template of format ``name``, read from ``reference_templates/``."""
-    return (REFERENCE_TEMPLATES / chatformats.get_format(name).template_file).read_text(encoding="utf-8")
+    """The pinned reference template of format ``name``, read from ``reference_templates/``: its
+    bytes as they are pinned (no newline translation: a CRLF file stays CRLF, as the registry
+    holds it)."""
+    return (REFERENCE_TEMPLATES / chatformats.get_format(name).template_file).read_bytes().decode("utf-8")
 
 
 class _Coverage:

@@ -69,7 +69,7 @@ def examples(ci: int) -> int:
 @lru_cache(maxsize=None)
 def copy_source(name: str) -> str:
     """The tagged copy of format ``name``'s template, as committed."""
-    return (ROOT / "tests" / "generation" / f"{name}.jinja").read_text(encoding="utf-8")
+    return (ROOT / "tests" / "generation" / f"{name}.jinja").read_bytes().decode("utf-8")
 
 
 def test_copies_are_what_the_script_writes():
@@ -77,7 +77,7 @@ def test_copies_are_what_the_script_writes():
     copies = script.generation_texts()
     for path, text in copies.items():
         assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run python scripts/regenerate.py"
-        assert path.read_text(encoding="utf-8") == text, (
+        assert path.read_bytes().decode("utf-8") == text, (
             f"{path.relative_to(ROOT)} is stale: run python scripts/regenerate.py")
     assert sorted(p.stem for p in copies) == sorted(FORMATS)
     assert script.main(["--check", "--only", "generation"]) == 0

@@ -86,6 +86,16 @@ def test_tojson(v, indent):
     same(jinja(source, v=v), ours(lambda: J.tojson(v, indent=indent)))
 
 
+@given(values, st.sampled_from([False, True, 0, 1]))
+@example("é\u2028", False)
+@example({"é": ["ü"]}, True)
+@example(J.MISSING, False)
+def test_tojson_ensure_ascii(v, ensure_ascii):
+    """``tojson(ensure_ascii=...)``, the keyword the GLM-4.5 template passes."""
+    source = "{{ v|tojson(ensure_ascii=%r) }}" % ensure_ascii
+    same(jinja(source, v=v), ours(lambda: J.tojson(v, ensure_ascii=ensure_ascii)))
+
+
 @given(values)
 @example("ab")
 @example(None)

@@ -57,7 +57,7 @@ def test_registry_ties_templates_and_ports_together():
         fmt = chatformats.get_format(name)
         assert fmt.template_sha256 == PINNED[fmt.template_file]
         assert ROOT / fmt.template_path == TEMPLATES / fmt.template_file
-        assert fmt.template_source() == (TEMPLATES / fmt.template_file).read_text(encoding="utf-8")
+        assert fmt.template_source() == (TEMPLATES / fmt.template_file).read_bytes().decode("utf-8")
         assert fmt.module == Path(fmt.template_file).stem
         assert fmt.module in ported_modules and callable(fmt.port)
     assert ported_modules <= {chatformats.get_format(n).module for n in names}

@@ -131,7 +131,8 @@ def resolve(path: str, roots: dict[str, Any]) -> list[Any]:
 @lru_cache(maxsize=None)
 def template_literals(name: str) -> tuple[dict[str, tuple[str, ...]], frozenset[int | None]]:
     """The reference template's text pieces, by first character (``TemplateData`` and string
-    ``Const`` nodes, and the ``strftime_now`` dates at :data:`FIXED_NOW`), and the indents its
+    ``Const`` nodes, the ``strftime_now`` dates at :data:`FIXED_NOW`, and the digits where it
+    writes ``loop.index0|string`` or ``loop.index|string``), and the indents its
     ``tojson`` filters use (``None`` for none)."""
     tree = jinja_env.parse(chatformats.get_format(name).template_file)
     literals: set[str] = set()
@@ -146,6 +147,12 @@ def template_literals(name: str) -> tuple[dict[str, tuple[str, ...]], frozenset[
             for arg in node.args:
                 assert isinstance(arg, nodes.Const), "strftime_now with a computed format"
                 literals.add(FIXED_NOW.strftime(arg.value))
+        elif isinstance(node, nodes.Filter) and node.name == "string" \
+                and isinstance(node.node, nodes.Getattr) and isinstance(node.node.node, nodes.Name) \
+                and node.node.node.name == "loop" and node.node.attr in ("index", "index0"):
+            # ``loop.index0|string``: a number the template writes itself (Kimi K2's tool-call
+            # ids), its digits the template's text
+            literals.update("0123456789")
         elif isinstance(node, nodes.Filter) and node.name == "tojson":
             for kwarg in node.kwargs:
                 if kwarg.key == "indent":

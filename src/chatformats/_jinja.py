@@ -161,16 +161,25 @@ def trim(value: Any) -> str:
     return to_str(value).strip()
 
 
-def tojson(value: Any, indent: int | None = None) -> str:
-    """``value|tojson`` as transformers defines it: ``json.dumps(value, ensure_ascii=False,
-    indent=indent)`` — no key sorting, no HTML escaping::
+def tojson(value: Any, indent: int | None = None, ensure_ascii: Any = False) -> str:
+    """``value|tojson`` as transformers defines it: ``json.dumps(value, ensure_ascii=ensure_ascii,
+    indent=indent)`` — no key sorting, no HTML escaping; ``ensure_ascii`` is the filter's keyword
+    argument (``False`` unless given: ``tojson(ensure_ascii=False)`` is ``tojson``)::
 
         {{ {'b': 1, 'a': 'é<'}|tojson }} -> {"b": 1, "a": "é<"}
+        {{ 'é'|tojson(ensure_ascii=False) }} -> "é"     {{ 'é'|tojson(ensure_ascii=True) }} -> "\\u00e9"
         {{ (1, 2)|tojson(indent=2) }} -> "[\\n  1,\\n  2\\n]"
         {{ missing|tojson }} -> TypeError (Object of type Undefined is not JSON serializable)
     """
     if value is MISSING:
         raise TemplateTypeError("Object of type Undefined is not JSON serializable")
+    if ensure_ascii:
+        try:
+            return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent)
+        except RecursionError:
+            raise NestingTooDeep("value is nested too deeply for tojson") from None
+        except (TypeError, ValueError) as exc:
+            raise TemplateTypeError(f"tojson failed: {exc}") from None
     if indent is None:
         # The fast path: json.dumps's own C encoder, built once instead of on every call (as
         # json.dumps does, with a JSONEncoder), and without the circular-reference markers:

@@ -1436,4 +1436,154 @@ SOURCES: dict[str, str] = {
         "    {{- '<|im_start|>assistant\\n' }}\n"
         '{%- endif %}\n'
     ),
+    'glm4_5.jinja': (
+        '[gMASK]<sop>\n'
+        '{%- if tools -%}\n'
+        '<|system|>\n'
+        '# Tools\n'
+        '\n'
+        'You may call one or more functions to assist with the user query.\n'
+        '\n'
+        'You are provided with function signatures within <tools></tools> XML tags:\n'
+        '<tools>\n'
+        '{% for tool in tools %}\n'
+        '{{ tool | tojson(ensure_ascii=False) }}\n'
+        '{% endfor %}\n'
+        '</tools>\n'
+        '\n'
+        'For each function call, output the function name and arguments within the following XML format:\n'
+        '<tool_call>{function-name}\n'
+        '<arg_key>{arg-key-1}</arg_key>\n'
+        '<arg_value>{arg-value-1}</arg_value>\n'
+        '<arg_key>{arg-key-2}</arg_key>\n'
+        '<arg_value>{arg-value-2}</arg_value>\n'
+        '...\n'
+        '</tool_call>{%- endif -%}\n'
+        '{%- macro visible_text(content) -%}\n'
+        '    {%- if content is string -%}\n'
+        '        {{- content }}\n'
+        '    {%- elif content is iterable and content is not mapping -%}\n'
+        '        {%- for item in content -%}\n'
+        "            {%- if item is mapping and item.type == 'text' -%}\n"
+        '                {{- item.text }}\n'
+        '            {%- elif item is string -%}\n'
+        '                {{- item }}\n'
+        '            {%- endif -%}\n'
+        '        {%- endfor -%}\n'
+        '    {%- else -%}\n'
+        '        {{- content }}\n'
+        '    {%- endif -%}\n'
+        '{%- endmacro -%}\n'
+        '{%- set ns = namespace(last_user_index=-1) %}\n'
+        '{%- for m in messages %}\n'
+        "    {%- if m.role == 'user' %}\n"
+        '        {% set ns.last_user_index = loop.index0 -%}\n'
+        '    {%- endif %}\n'
+        '{%- endfor %}\n'
+        '{% for m in messages %}\n'
+        "{%- if m.role == 'user' -%}<|user|>\n"
+        '{{ visible_text(m.content) }}\n'
+        '{{- \'/nothink\' if (enable_thinking is defined and not enable_thinking and not visible_text(m.content).endswith("/nothink")) else \'\' -}}\n'
+        "{%- elif m.role == 'assistant' -%}\n"
+        '<|assistant|>\n'
+        "{%- set reasoning_content = '' %}\n"
+        '{%- set content = visible_text(m.content) %}\n'
+        '{%- if m.reasoning_content is string %}\n'
+        '    {%- set reasoning_content = m.reasoning_content %}\n'
+        '{%- else %}\n'
+        "    {%- if '</think>' in content %}\n"
+        "        {%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}\n"
+        "        {%- set content = content.split('</think>')[-1].lstrip('\\n') %}\n"
+        '    {%- endif %}\n'
+        '{%- endif %}\n'
+        '{%- if loop.index0 > ns.last_user_index and reasoning_content -%}\n'
+        "{{ '\\n<think>' + reasoning_content.strip() +  '</think>'}}\n"
+        '{%- else -%}\n'
+        "{{ '\\n<think></think>' }}\n"
+        '{%- endif -%}\n'
+        '{%- if content.strip() -%}\n'
+        "{{ '\\n' + content.strip() }}\n"
+        '{%- endif -%}\n'
+        '{% if m.tool_calls %}\n'
+        '{% for tc in m.tool_calls %}\n'
+        '{%- if tc.function %}\n'
+        '    {%- set tc = tc.function %}\n'
+        '{%- endif %}\n'
+        "{{ '\\n<tool_call>' + tc.name }}\n"
+        '{% set _args = tc.arguments %}\n'
+        '{% for k, v in _args.items() %}\n'
+        '<arg_key>{{ k }}</arg_key>\n'
+        '<arg_value>{{ v | tojson(ensure_ascii=False) if v is not string else v }}</arg_value>\n'
+        '{% endfor %}\n'
+        '</tool_call>{% endfor %}\n'
+        '{% endif %}\n'
+        "{%- elif m.role == 'tool' -%}\n"
+        '{%- if m.content is string -%}\n'
+        '{%- if loop.first or (messages[loop.index0 - 1].role != "tool") %}\n'
+        "    {{- '<|observation|>' }}\n"
+        '{%- endif %}\n'
+        "{{- '\\n<tool_response>\\n' }}\n"
+        '{{- m.content }}\n'
+        "{{- '\\n</tool_response>' }}\n"
+        '{%- else -%}\n'
+        '<|observation|>{% for tr in m.content %}\n'
+        '\n'
+        '<tool_response>\n'
+        '{{ tr.output if tr.output is defined else tr }}\n'
+        '</tool_response>{% endfor -%}\n'
+        '{% endif -%}\n'
+        "{%- elif m.role == 'system' -%}\n"
+        '<|system|>\n'
+        '{{ visible_text(m.content) }}\n'
+        '{%- endif -%}\n'
+        '{%- endfor -%}\n'
+        '{%- if add_generation_prompt -%}\n'
+        "    <|assistant|>{{- '\\n<think></think>' if (enable_thinking is defined and not enable_thinking) else '' -}}\n"
+        '{%- endif -%}'
+    ),
+    'kimi_k2.jinja': (
+        '{%- if tools -%}\r\n'
+        '  <|im_system|>tool_declare<|im_middle|>{{ tools | tojson }}<|im_end|>\r\n'
+        '{%- endif -%}\r\n'
+        '{%- for message in messages -%}\r\n'
+        "  {%- if loop.first and messages[0]['role'] != 'system' -%}\r\n"
+        '    <|im_system|>system<|im_middle|>You are a helpful assistant<|im_end|>\r\n'
+        '  {%- endif -%}\r\n'
+        "  {%- if message['role'] == 'system' -%}\r\n"
+        '    <|im_system|>system<|im_middle|>\r\n'
+        "  {%- elif message['role'] == 'user' -%}\r\n"
+        '    <|im_user|>user<|im_middle|>\r\n'
+        "  {%- elif message['role'] == 'assistant' -%}\r\n"
+        '    <|im_assistant|>assistant<|im_middle|>\r\n'
+        "  {%- elif message['role'] == 'tool' -%}\r\n"
+        '    <|im_system|>tool<|im_middle|>\r\n'
+        '  {%- endif -%}\r\n'
+        "  {%- if message['role'] == 'assistant' and message.get('tool_calls') -%}\r\n"
+        "    {%- if message['content'] -%}{{ message['content'] }}{%- endif -%}\r\n"
+        '    <|tool_calls_section_begin|>\r\n'
+        "    {%- for tool_call in message['tool_calls'] -%}\r\n"
+        "      {%- set func_name = tool_call['function']['name'] -%}\r\n"
+        "      {%- set formatted_id = 'functions.' + func_name + ':' + loop.index0|string -%}\r\n"
+        "      <|tool_call_begin|>{{ formatted_id }}<|tool_call_argument_begin|>{{ tool_call['function']['arguments'] | tojson}}<|tool_call_end|>\r\n"
+        '    {%- endfor -%}\r\n'
+        '    <|tool_calls_section_end|>\r\n'
+        "  {%- elif message['role'] == 'tool' -%}\r\n"
+        "    ## Return of {{ message.tool_call_id }}\\n{{ message['content'] }}\r\n"
+        "  {%- elif message['content'] is string -%}\r\n"
+        "    {{ message['content'] }}\r\n"
+        "  {%- elif message['content'] is not none -%}\r\n"
+        "    {% for content in message['content'] -%}\r\n"
+        "      {% if content['type'] == 'image' or 'image' in content or 'image_url' in content -%}\r\n"
+        '        <|media_start|>image<|media_content|><|media_pad|><|media_end|>\r\n'
+        '      {% else -%}\r\n'
+        "        {{ content['text'] }}\r\n"
+        '      {%- endif -%}\r\n'
+        '    {%- endfor -%}\r\n'
+        '  {%- endif -%}\r\n'
+        '  <|im_end|>\r\n'
+        '{%- endfor -%}\r\n'
+        '{%- if add_generation_prompt -%}\r\n'
+        '  <|im_assistant|>assistant<|im_middle|>\r\n'
+        '{%- endif -%}\r\n'
+    ),
 }

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from . import (
     cogito,
+    glm4_5,
+    kimi_k2,
     llama3_2_vision,
     llama3_2_vision_2024_09,
     llama3_2_vision_2024_12,
@@ -39,4 +41,6 @@ SPECS = (
     qwen3_instruct_2507_2025_07.SPEC,
     qwen2_5_instruct.SPEC,
     qwen2_5_instruct_2024_09.SPEC,
+    glm4_5.SPEC,
+    kimi_k2.SPEC,
 )
