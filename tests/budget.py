@@ -1,21 +1,23 @@
-"""The suite's example budget: how many examples a parity property draws for one format.
+"""The suite's example budget: how many examples a per-format property draws for one format.
 
-One rule, here only.  Under the ``ci`` profile each shared property (``test_format_parity.py``)
-has a total budget across all the formats, :data:`TOTALS`, and a format gets its share by its
-spec's ``tests.weight``::
+One rule, here only.  Under the ``ci`` profile each property that runs once per format (the
+shared parity properties of ``test_format_parity.py``, the pipeline properties of
+``test_pipeline.py``, the fuzz property of ``test_fuzz.py``) has a total budget across all the
+formats, :data:`TOTALS`, and a format gets its share by its spec's ``tests.weight``::
 
     examples = max(FLOOR, round(TOTAL * weight / sum of every format's weight / cost))
 
 A format's own properties (``tests/test_<format>.py``) take their share of ``TOTALS["own"]``
-by the same rule, each; ``cost`` (1 by default) divides it for a property whose examples are
-several times dearer than a parity render (one that renders a second template, say).  So the
-suite's parity time stays about the same as formats are added (each one's share shrinks) until
-the shares reach ``FLOOR``; from there each new format adds ``FLOOR`` examples per property.
+by the same rule, each (``@budget.own(NAME)``); ``cost`` (1 by default) divides it for a
+property whose examples are several times dearer than a parity render (one that also renders a
+second template, say).  So the suite's time for these properties stays about the same as
+formats are added (each one's share shrinks as the sum of the weights grows) until the shares
+reach ``FLOOR``; from there each new format adds ``FLOOR`` examples per property.
 
-Other profiles: ``dev`` (fewer examples than ``ci``) takes the same share of its smaller count
-(a fifth); ``deep`` (more than ``ci``) runs every property at the profile's own count
-(``HYPOTHESIS_PROFILE=deep python -m pytest ...``).  ``docs/guarantees.md`` ("Test budget")
-gives the measured times these numbers were chosen from.
+Other profiles: ``dev`` (fewer examples than ``ci``) takes the same fraction of its smaller
+count (200 of 1,000: a fifth of each share); ``deep`` (more than ``ci``) runs every property at
+the profile's own count, 100,000 (``HYPOTHESIS_PROFILE=deep python -m pytest ...``).
+``docs/guarantees.md`` ("Test budget") gives the measured times these numbers were chosen from.
 """
 
 from __future__ import annotations

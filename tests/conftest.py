@@ -1,10 +1,17 @@
 """Hypothesis profiles and the template-line coverage summary.
 
 Profiles (``--hypothesis-profile NAME`` or ``HYPOTHESIS_PROFILE``):
-- ``ci`` (default): 1,000 examples per property (2,000 before spans, the audit and a ninth format
-  shared the suite's ten minutes), derandomized, so a run is reproducible;
-- ``dev``: 200 random examples, for quick local iteration;
-- ``deep``: 100,000 random examples per property, for long bug hunts (see docs/guarantees.md).
+- ``ci`` (default): 1,000 examples per property, derandomized, so a run is reproducible; the
+  properties that run once per format (the shared parity properties, each format's own, the
+  pipeline and fuzz properties) draw a format's share of a total across the formats instead,
+  ``max(FLOOR, TOTAL * weight / sum of the weights)`` (``tests/budget.py``, the one place the
+  rule and the totals are written).  Measured, nine formats, one process: the parity modules
+  take 345 CPU-seconds (about 410 with the fixed counts before the rule); twenty formats would
+  take 6-8 CPU-minutes, 3-4 minutes on two workers, the whole suite about 10-11 minutes
+  (``docs/guarantees.md``, "Test budget", has the numbers per format and per property);
+- ``dev``: 200 random examples, and a fifth of each format's share, for quick local iteration;
+- ``deep``: 100,000 random examples per property, every per-format one included, for long bug
+  hunts: ``HYPOTHESIS_PROFILE=deep python -m pytest ...`` (see docs/guarantees.md).
 """
 
 from __future__ import annotations

@@ -299,13 +299,14 @@ def variable_strategy(how: Any) -> st.SearchStrategy[Any]:
     return st.one_of(st.sampled_from(tuple(how)).map(copy.deepcopy), variable_values)
 
 
-def format_variables(name: str) -> st.SearchStrategy[dict[str, Any]]:
+def format_variables(name: Any) -> st.SearchStrategy[dict[str, Any]]:
     """Every variable format ``name``'s template reads (its spec's ``variables``), each
     independently passed or not (:func:`variables`), drawn as its spec's ``tests.variables``
-    says, or with the shared odd values (:data:`variable_values`) where it says nothing."""
+    says, or with the shared odd values (:data:`variable_values`) where it says nothing.
+    ``name`` may also be a ``ChatFormat``."""
     import chatformats
 
-    fmt = chatformats.get_format(name)
+    fmt = chatformats.get_format(name) if isinstance(name, str) else name
     how = fmt.tests.variables
     names = list(fmt.variables) + [v for v in how if v not in fmt.variables]
     return variables(**{v: variable_strategy(how[v]) if v in how else variable_values for v in names})

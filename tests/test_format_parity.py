@@ -26,6 +26,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import chatformats
+from chatformats import _spec
 
 from . import budget
 from . import strategies as s
@@ -99,3 +100,18 @@ def test_template_lines_exercised(name: str) -> None:
     for messages, variables in tests.covering:
         assert_parity(name, messages, variables)
     assert_template_lines_exercised(name, dict(tests.unreachable))
+
+
+def test_a_spec_without_test_facts_draws_every_variable() -> None:
+    """A format whose spec states no test facts (a new one) still gets every variable its
+    template reads, with the shared odd values."""
+    fmt = chatformats.get_format("solar-open")._replace(tests=_spec.Tests())
+    drawn: set[str] = set()
+
+    @settings(max_examples=200, derandomize=True, database=None)
+    @given(variables=s.format_variables(fmt))
+    def collect(variables: dict[str, Any]) -> None:
+        drawn.update(variables)
+
+    collect()
+    assert set(fmt.variables) <= drawn
