@@ -26,12 +26,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, concat_error, contains, item, iterate, namespace, need_str, to_str
+from .._jinja import MISSING, concat_error, item, iterate, namespace, need_str, to_str
 from .._record import Record, setters
 from .._spans import Recorder
-from ..errors import TemplateTypeError, UndefinedValueError
+from ._deepseek import JOIN as _JOIN, split_think, system_prompt
 
-_JOIN = "\n\n"  # L1-3: the literal between two system messages
 _USER = "<｜User｜>"
 _ASSISTANT = "<｜Assistant｜>"
 _THINK_OPEN = "<think>"
@@ -82,32 +81,8 @@ def scan(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:
     if thinking is MISSING:  # L1: not thinking is defined
         thinking = False
     namespace(variables)  # L1: ns = namespace(...)
-    parts: list[str] = []
-    indices: list[int] = []
-    for index, message in enumerate(messages):  # L1
-        if type(message) is dict and message.get("role", MISSING) == "system":
-            # L1-3: ns.system_prompt + message['content'] (after '\n\n' from the second on)
-            parts.append(need_str(message.get("content", MISSING), f"messages[{index}].content"))
-            indices.append(index)
-    return Namespace(add_generation_prompt, thinking, _JOIN.join(parts), tuple(indices))
-
-
-def split_after_think(content: Any, path: str) -> Any:
-    """L3: ``{% if '</think>' in content %}{% set content = content.split('</think>', 1)[1] %}``:
-    what follows the first ``</think>`` of a string; ``content`` itself when it holds none.
-
-    ``in`` is Python's (a list's item, a dict's key); such a list or dict has no ``split``
-    (undefined, which cannot be called), unless the dict has a ``split`` key (its value, which
-    no JSON value makes callable); ``None`` and numbers fail the ``in``."""
-    if not contains(content, _THINK_CLOSE, path):
-        return content
-    if type(content) is str:
-        return content.partition(_THINK_CLOSE)[2]
-    if type(content) is dict and "split" in content:
-        value = content["split"]
-        raise TemplateTypeError(f"{path}.split is {type(value).__name__}: "
-                                f"'{type(value).__name__}' object is not callable")
-    raise UndefinedValueError(f"{path} is {type(content).__name__}: it has no attribute 'split'")
+    prompt, indices = system_prompt(messages)  # L1-3
+    return Namespace(add_generation_prompt, thinking, prompt, indices)
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -212,7 +187,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 content = need_str(message.get("content", _missing), path)  # content as is
                 is_tool = False
             else:
-                content = need_str(split_after_think(message.get("content", _missing), path), path)
+                content = need_str(split_think(message.get("content", _missing), path, last=False), path)
             if spans is not None:
                 spans.values(index)
             emit(content)  # content + '<｜end▁of▁sentence｜>'

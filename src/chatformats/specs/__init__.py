@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from . import (
     cogito,
+    deepseek_r1,
+    deepseek_r1_2025_01,
     deepseek_v3_1,
     llama3_2_vision,
     llama3_2_vision_2024_09,
@@ -31,4 +33,6 @@ SPECS = (
     qwen3_instruct_2507.SPEC,
     qwen3_thinking_2507.SPEC,
     deepseek_v3_1.SPEC,
+    deepseek_r1.SPEC,
+    deepseek_r1_2025_01.SPEC,
 )
