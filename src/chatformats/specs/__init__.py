@@ -11,6 +11,8 @@ from . import (
     cogito,
     deepseek_r1,
     deepseek_r1_2025_01,
+    deepseek_r1_distill,
+    deepseek_r1_distill_2025_01,
     deepseek_v3_1,
     llama3_2_vision,
     llama3_2_vision_2024_09,
@@ -35,4 +37,6 @@ SPECS = (
     deepseek_v3_1.SPEC,
     deepseek_r1.SPEC,
     deepseek_r1_2025_01.SPEC,
+    deepseek_r1_distill.SPEC,
+    deepseek_r1_distill_2025_01.SPEC,
 )
