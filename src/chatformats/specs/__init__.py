@@ -13,6 +13,7 @@ from . import (
     deepseek_r1_2025_01,
     deepseek_r1_distill,
     deepseek_r1_distill_2025_01,
+    deepseek_v3,
     deepseek_v3_1,
     llama3_2_vision,
     llama3_2_vision_2024_09,
@@ -39,4 +40,5 @@ SPECS = (
     deepseek_r1_2025_01.SPEC,
     deepseek_r1_distill.SPEC,
     deepseek_r1_distill_2025_01.SPEC,
+    deepseek_v3.SPEC,
 )
