@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import (
     cogito,
     deepseek_r1,
+    deepseek_r1_0528_qwen3,
     deepseek_r1_2025_01,
     deepseek_r1_distill,
     deepseek_r1_distill_2025_01,
@@ -41,4 +42,5 @@ SPECS = (
     deepseek_r1_distill.SPEC,
     deepseek_r1_distill_2025_01.SPEC,
     deepseek_v3.SPEC,
+    deepseek_r1_0528_qwen3.SPEC,
 )
