@@ -78,10 +78,10 @@ def render_distill(messages: Sequence[Any], variables: Mapping[str, Any], genera
         role = message.get("role", _missing) if type(message) is dict else _missing
         if role == "user":
             is_tool = False
-            content = need_str(message.get("content", _missing), f"messages[{index}].content")
+            text = need_str(message.get("content", _missing), f"messages[{index}].content")
             if spans is not None:
                 spans.fields(index, ".content")
-            extend((USER, content))  # '<｜User｜>' + message['content']
+            extend((USER, text))  # '<｜User｜>' + message['content']
 
         content = message.get("content", _missing) if role == "assistant" else _missing
         # role == 'assistant' and message['content'] is none

@@ -73,10 +73,10 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         role = message.get("role", _missing) if type(message) is dict else _missing
         if role == "user":  # L3
             is_tool = False
-            content = need_str(message.get("content", _missing), f"messages[{index}].content")
+            text = need_str(message.get("content", _missing), f"messages[{index}].content")
             if spans is not None:
                 spans.fields(index, ".content")
-            extend((USER, content))  # '<｜User｜>' + message['content']
+            extend((USER, text))  # '<｜User｜>' + message['content']
 
         content = message.get("content", _missing) if role == "assistant" else _missing
         # L3: role == 'assistant' and message['content'] is none
