@@ -36,8 +36,10 @@ def call(name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 # ------------------------------------------------------------------ the registry's lists
 
-#: Token-shaped strings (``<|...|>``), XML-style tags and the ``<name=`` openers.
-_CONTROL_SHAPE = re.compile(r"<\|[^|<>\s]+\|>|</?[A-Za-z_][A-Za-z0-9_]*>|<[A-Za-z_][A-Za-z0-9_]*=")
+#: Token-shaped strings (``<|...|>``, DeepSeek's full-width ``<｜...｜>``), XML-style tags and the
+#: ``<name=`` openers.
+_CONTROL_SHAPE = re.compile(
+    r"<\|[^|<>\s]+\|>|<｜[^｜<>\s]+｜>|</?[A-Za-z_][A-Za-z0-9_]*>|<[A-Za-z_][A-Za-z0-9_]*=")
 #: Tag-shaped text in a template that is prose, not structure: Solar Open's description of a tool
 #: response (``<|tool_response:result|><results><|tool_response:end|>``) uses ``<results>`` as a
 #: placeholder for the result.

@@ -45,15 +45,15 @@ def facts(stem: str) -> dict[str, Any]:
     return data
 
 
-def test_every_qwen_and_deepseek_text_has_facts_or_a_spec():
-    """A pinned Qwen or DeepSeek text keeps its facts file until its spec holds the facts (the
-    file is deleted when the format is registered), so none is left with neither."""
+def test_there_are_facts():
+    """Every pinned template is a format (its spec holds its facts) or has a facts file: a
+    facts file goes only when its template becomes a format."""
     import chatformats
 
-    registered = {chatformats.get_format(n).template_file for n in chatformats.formats()}
-    pinned = {p.name for p in jinja_env.REFERENCE_TEMPLATES.glob("*.jinja")
-              if p.name.startswith(("qwen", "deepseek"))}
-    assert pinned - registered == {f"{stem}.jinja" for stem in FACTS}
+    formats = {chatformats.get_format(name).template_file for name in chatformats.formats()}
+    recorded = {p.stem + ".jinja" for p in FACTS_DIR.glob("*.json")}
+    pinned = {p.name for p in jinja_env.REFERENCE_TEMPLATES.glob("*.jinja")}
+    assert pinned - formats - recorded == set()
 
 
 @pytest.mark.parametrize("stem", FACTS)

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from . import (
     cogito,
+    deepseek_r1,
+    deepseek_r1_0528_qwen3,
+    deepseek_r1_2025_01,
+    deepseek_r1_distill,
+    deepseek_r1_distill_2025_01,
+    deepseek_v3,
+    deepseek_v3_1,
     glm4_5,
     kimi_k2,
     llama3_2_vision,
@@ -43,4 +50,11 @@ SPECS = (
     qwen2_5_instruct_2024_09.SPEC,
     glm4_5.SPEC,
     kimi_k2.SPEC,
+    deepseek_r1.SPEC,
+    deepseek_r1_0528_qwen3.SPEC,
+    deepseek_r1_2025_01.SPEC,
+    deepseek_r1_distill.SPEC,
+    deepseek_r1_distill_2025_01.SPEC,
+    deepseek_v3.SPEC,
+    deepseek_v3_1.SPEC,
 )

@@ -21,6 +21,9 @@ LLAMA3_TOKENS = {
 # The Qwen3 2507 tokenizer configs: eos "<|im_end|>", pad "<|endoftext|>", bos and unk null.
 QWEN3_2507_TOKENS = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
 
+# The DeepSeek V3/R1 family (and its distills: the same strings, other ids); no pad token sourced.
+DEEPSEEK_TOKENS = {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<｜end▁of▁sentence｜>"}
+
 # Control strings (``ChatFormat.control_strings``): each model"s tokenizer"s special and added
 # tokens (``tokenizer_config.json`` ``added_tokens_decoder``), then the structural tags its template
 # writes that are not tokens.  Where the model"s tokenizer could not be found, the template"s own
