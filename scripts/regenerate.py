@@ -99,7 +99,7 @@ def registry() -> list:
         from chatformats import _registry
     finally:
         sys.path.pop(0)
-    return list(_registry._FORMATS.values())
+    return list(_registry.table().values())
 
 
 def reference(file: str, sha256: str) -> str:

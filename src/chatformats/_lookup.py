@@ -49,7 +49,9 @@ def detect(template_text: str) -> ChatFormat:
     :class:`UnknownFormatError` naming its fingerprint when no port reproduces it."""
     if not isinstance(template_text, str):
         raise TypeError(f"template_text must be a str, not {type(template_text).__name__}")
-    from ._registry import _FORMATS
+    from ._registry import table
+
+    _FORMATS = table()
 
     digest = fingerprint(template_text)
     for fmt in _FORMATS.values():

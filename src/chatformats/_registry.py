@@ -18,7 +18,6 @@ from datetime import datetime
 from . import _core
 from ._spec import Spec, fingerprint
 from .errors import ChatFormatError, UnknownFormatError
-from .specs import SPECS
 
 # ``chatformats`` imports this module at import time: ``typing`` is not imported at run time
 # (annotations are strings; the names below exist for type checkers).
@@ -136,9 +135,18 @@ class ChatFormat(Spec):
         return super().__reduce__()
 
 
-_FORMATS: dict[str, ChatFormat] = {
-    spec.name: ChatFormat(*spec._values()) for spec in SPECS
-}
+#: The registry: format name -> :class:`ChatFormat`, in registry order, filled from the specs
+#: on first use (:func:`table`): importing chatformats imports no spec module.
+_FORMATS: dict[str, ChatFormat] = {}
+
+
+def table() -> dict[str, ChatFormat]:
+    """The registry (:data:`_FORMATS`), its specs loaded on the first call."""
+    if not _FORMATS:
+        from .specs import SPECS
+
+        _FORMATS.update((spec.name, ChatFormat(*spec._values())) for spec in SPECS)
+    return _FORMATS
 
 
 #: Former names: alias -> (the current name it resolves to, what the alias is now).
@@ -154,7 +162,7 @@ ALIASES: dict[str, tuple[str, str]] = {
 def formats() -> list[str]:
     """The names of every registered format (see :func:`get_format`); aliases (:data:`ALIASES`)
     are not listed."""
-    return list(_FORMATS)
+    return list(table())
 
 
 #: The port table both layers read: format (a name, an id, a bound format) -> (port function,
@@ -212,7 +220,7 @@ def get_format(name: str | ChatFormat) -> ChatFormat:
     except (KeyError, TypeError):
         if isinstance(name, ChatFormat):
             return name
-        return lookup(name, _FORMATS)  # any case; aliases and model ids too
+        return lookup(name, table())  # any case; aliases and model ids too
 
 
 #: The registry's names, aliases and model ids, case-folded, built on first lookup.

@@ -210,7 +210,8 @@ class Recorder:
             sources[position + 2] = (
                 index if second == ".content" else ~index if second == ".role" else (index, second))
 
-    def line(self, first: Any, second: Any = None, third: Any = None) -> None:
+    def line(self, first: Any, second: Any = None, third: Any = None,
+             fourth: Any = None) -> None:
         """The next line's values come from these sources, in order: a path, a field's key, a
         :class:`Cuts` (:meth:`Parts.source`), or ``None`` for a value that is not an input's."""
         sources = self.sources
@@ -227,14 +228,23 @@ class Recorder:
             sources[position + 4] = third
             if type(third) is Cuts:
                 self.cut = True
+        if fourth is not None:
+            sources[position + 6] = fourth
+            if type(fourth) is Cuts:
+                self.cut = True
 
-    def values(self, first: Any, second: Any = None) -> None:
+    def values(self, first: Any, second: Any = None, third: Any = None,
+               fourth: Any = None) -> None:
         """:meth:`line` for a line that starts with a value (``out[:-1] + ', "id": "' + id``)."""
         sources = self.sources
         position = len(self.pieces)
         sources[position] = first
         if second is not None:
             sources[position + 2] = second
+        if third is not None:
+            sources[position + 4] = third
+        if fourth is not None:
+            sources[position + 6] = fourth
 
     # -- what the model generates
 

@@ -234,9 +234,9 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
 
 def _check_grammars() -> None:
     """Every format's table is one the scanner streams exactly (used by the tests)."""
-    from .._registry import _FORMATS
+    from .._registry import table
 
-    for grammar_name in {fmt.grammar for fmt in _FORMATS.values()} - {""}:
+    for grammar_name in {fmt.grammar for fmt in table().values()} - {""}:
         g = load_grammar(grammar_name)
         check_states(g.STATES)
         check_states(g.RECOVER)

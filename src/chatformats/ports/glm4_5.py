@@ -142,7 +142,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             role = content = MISSING
         path = f"messages[{index}].content"
         if role == "user":  # L45-47
-            parts = [] if spans is not None else None
+            parts: list[Any] | None = [] if spans is not None else None
             text = visible_text(content, path, parts)  # L46
             emit(_USER)
             if spans is not None:

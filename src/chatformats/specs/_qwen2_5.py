@@ -4,6 +4,10 @@ one literal of line 13)."""
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # importing chatformats imports no typing
+    from typing import Any
+
 #: bos and unk null (not read from a tokenizer_config copy; reference_templates/README.md).
 QWEN2_5_TOKENS = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
 
@@ -17,7 +21,7 @@ QWEN2_5_PROVENANCE = ("template only: the model's added-token list was not sourc
 
 _TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 
-COVERING = (
+COVERING: tuple[tuple[list[Any], dict[str, Any]], ...] = (
     # tools with a system message; a later system message; an assistant turn without calls; one
     # with content and calls (with and without .function); consecutive tool responses; the
     # generation prompt
