@@ -21,10 +21,11 @@ dropped, nothing is raised out of the worker.
 
 :class:`AuditStage` is the same stage with each row's audit findings (JSON text) as its output.
 
-Output columns: ``output`` (the prompt).  Every output the stage can add is a keyword argument
-naming its column, and a failed row has ``None`` in each; the token-ids outputs (ids,
-provenance, assistant masks) are meant to join as further such keywords (see
-``docs/distributed.md``).
+Output columns: ``output`` (the prompt).  Every output a stage adds is a keyword argument
+naming its column, and a failed row has ``None`` in each.  :class:`IdsStage` is the stage with
+token ids as its outputs (``input_ids``, ``attention_mask``, ``assistant_masks``, optionally
+each token's provenance), the tokenizer built in each worker by a factory the caller gives
+(``docs/distributed.md``).
 """
 
 from __future__ import annotations
