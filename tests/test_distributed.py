@@ -331,8 +331,7 @@ def _ids_outcome(layer: str, name: str, messages: Any, tokenizer: Any) -> tuple[
         error = f"{type(exc).__name__}: {exc}"
         return None, error.replace("\r", "\\r").replace("\n", "\\n")
     assert ids.ids == list(out["input_ids"])
-    sources = json.dumps([[t.source, t.message, t.straddles] for t in ids.provenance],
-                         ensure_ascii=False)
+    sources = json.dumps([[t.source, t.message, t.straddles] for t in ids.provenance])
     return (list(out["input_ids"]), list(out["attention_mask"]), list(out["assistant_masks"]),
             sources), None
 

@@ -250,7 +250,7 @@ class IdsStage(RenderStage):
     has ``None`` in every output column and its error in ``error_column``; a factory that fails,
     or returns no tokenizer, stops the batch (a misconfiguration, as a missing column is)."""
 
-    column_types = ("ints", "ints", "ints", "text")
+    column_types: tuple[str, ...] = ("ints", "ints", "ints", "text")
 
     def __init__(self, format: str, tokenizer: Any, layer: str = "pipeline",
                  column: str = "messages", *, ids: str = "input_ids",
@@ -344,8 +344,9 @@ class IdsStage(RenderStage):
         if self.provenance:
             if encoded is None:  # the offsets: the same encoding again
                 encoded = _ids.encode_rendering(rendered[-1], enc, self.safe)
+            # ASCII JSON: a path may hold any key, a lone surrogate included
             values.append(json.dumps([[t.source, t.message, t.straddles]
-                                      for t in encoded.provenance], ensure_ascii=False))
+                                      for t in encoded.provenance]))
         return tuple(values)
 
 
