@@ -19,6 +19,7 @@ import pytest
 import chatformats
 import chatformats.parquet
 from chatformats.cli import main
+from chatformats.cli.common import _parse_now
 from chatformats.ray import RenderStage
 
 pa = pytest.importorskip("pyarrow", reason="the parquet extra (pyarrow) is not installed")
@@ -177,6 +178,7 @@ def guard(name, *args, **kwargs):
     return real_import(name, *args, **kwargs)
 builtins.__import__ = guard
 from chatformats.cli import main
+from chatformats.cli.common import _parse_now
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -243,3 +245,64 @@ def test_audit_parquet_rows_are_the_library_s_findings(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "1 of 2 rows audited, 1 failed" in err and "row 1: InvalidConversation" in err
     assert pq.read_table(out).column("findings").to_pylist()[0] is None
+
+
+def test_ids_rows_are_the_library_s_ids(tmp_path, capsys):
+    """``--ids TOKENIZER_JSON``: each row's ``input_ids``, ``attention_mask`` and
+    ``assistant_masks`` (``list<int32>``) are ``chatformats.apply_chat_template(...,
+    tokenize=True, return_dict=True, return_assistant_tokens_mask=True)`` with that file's
+    tokenizer, and each failed row keeps the error ``render --parquet`` gives it."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from . import bpe
+
+    tokenizer_json = tmp_path / "tokenizer.json"
+    bpe.backend("cogito").save(str(tokenizer_json))
+    tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_json))
+    lines = (EXAMPLES / "with_errors.jsonl").read_text(encoding="utf-8").splitlines()
+    lines += (EXAMPLES / "conversations.jsonl").read_text(encoding="utf-8").splitlines()
+    source, prompts, ids = tmp_path / "in.parquet", tmp_path / "prompts.parquet", tmp_path / "ids.parquet"
+    _write_lines(source, lines, id=list(range(len(lines))))
+    common = ["--parquet", str(source), "--now", NOW, "--messages-column", "conversation",
+              "--batch-rows", "3"]
+    assert main(["render", "cogito", *common, "-o", str(prompts)]) == 1
+    expected_err = capsys.readouterr().err
+    assert main(["render", "cogito", *common, "-o", str(ids), "--ids", str(tokenizer_json),
+                 "--keep-columns"]) == 1
+    assert capsys.readouterr().err == expected_err
+    table = pq.read_table(ids)
+    assert table.column_names == ["conversation", "id", "input_ids", "attention_mask",
+                                  "assistant_masks", "error"]
+    assert str(table.schema.field("input_ids").type) == "list<element: int32>"
+    rendered = 0
+    for row, prompt, line in zip(table.to_pylist(), pq.read_table(prompts).to_pylist(), lines):
+        assert row["error"] == prompt["error"]
+        if prompt["error"] is not None:
+            assert row["input_ids"] is row["attention_mask"] is row["assistant_masks"] is None
+            continue
+        rendered += 1
+        data = json.loads(line)
+        messages = data if isinstance(data, list) else data.pop("messages")
+        variables = {} if isinstance(data, list) else data
+        expected = chatformats.apply_chat_template(
+            "cogito", messages, tokenize=True, tokenizer=tokenizer, return_dict=True,
+            return_assistant_tokens_mask=True, now=_parse_now(NOW), **variables)
+        assert tokenizer.decode(row["input_ids"], skip_special_tokens=False) == prompt["prompt"]
+        assert {key: row[key] for key in expected} == expected
+    assert rendered >= 3 and any(1 in row["assistant_masks"] for row in table.to_pylist()
+                                 if row["error"] is None)
+
+
+def test_ids_refusals(tmp_path, capsys):
+    """``--ids`` goes with ``--parquet`` (a usage error, status 2); a missing or invalid
+    tokenizer file is one line (status 1) before anything is written."""
+    source, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    _write_lines(source, ['[{"role": "user", "content": "hi"}]'])
+    (tmp_path / "x.json").write_text("[]", encoding="utf-8")
+    assert main(["render", "cogito", str(tmp_path / "x.json"), "--ids", "t.json"]) == 2
+    assert "--ids goes with --parquet" in capsys.readouterr().err
+    for path, message in ((tmp_path / "none.json", "no such file"),
+                          (tmp_path / "x.json", "not a tokenizer.json")):
+        status = main(["render", "cogito", "--parquet", str(source), "-o", str(out),
+                       "--messages-column", "conversation", "--ids", str(path)])
+        assert status == 1 and message in capsys.readouterr().err
+        assert not out.exists()

@@ -21,10 +21,11 @@ dropped, nothing is raised out of the worker.
 
 :class:`AuditStage` is the same stage with each row's audit findings (JSON text) as its output.
 
-Output columns: ``output`` (the prompt).  Every output the stage can add is a keyword argument
-naming its column, and a failed row has ``None`` in each; the token-ids outputs (ids,
-provenance, assistant masks) are meant to join as further such keywords (see
-``docs/distributed.md``).
+Output columns: ``output`` (the prompt).  Every output a stage adds is a keyword argument
+naming its column, and a failed row has ``None`` in each.  :class:`IdsStage` is the stage with
+token ids as its outputs (``input_ids``, ``attention_mask``, ``assistant_masks``, optionally
+each token's provenance), the tokenizer built in each worker by a factory the caller gives
+(``docs/distributed.md``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .cli.common import InputError, _describe, _too_long
 from .cli.conversation import LAYERS, Conversation, Options, parse_conversation, render_conversation
 from .errors import ChatFormatError
 
-__all__ = ["RenderStage", "AuditStage", "GENERATION_PROMPT_MODES"]
+__all__ = ["RenderStage", "AuditStage", "IdsStage", "GENERATION_PROMPT_MODES"]
 
 #: ``generation_prompt``: ``None`` (as the variables say), ``True``/``False`` (set for every
 #: row), or ``"auto"``: ``ray.data.llm``'s ``ChatTemplateStage`` rule, the generation prompt
@@ -89,7 +90,7 @@ class RenderStage:
         if generation_prompt == "auto" and layer != "pipeline":
             raise ValueError("generation_prompt='auto' sets continue_final_message, a pipeline "
                              "layer parameter: use layer='pipeline'")
-        self.columns = (output,)  # the output columns, in the order each row's outputs come
+        self.columns = self._output_columns(output)  # in the order each row's outputs come
         names = [column, *self.columns, error_column]
         if variables_column is not None:
             names.append(variables_column)
@@ -119,8 +120,19 @@ class RenderStage:
                                                      ("continue_final_message", True)))
 
     def __repr__(self) -> str:
-        return (f"RenderStage({self.format!r}, layer={self.layer!r}, column={self.column!r}, "
-                f"output={self.output!r})")
+        return (f"{type(self).__name__}({self.format!r}, layer={self.layer!r}, "
+                f"column={self.column!r}, output={self.output!r})")
+
+    #: Each output column's Arrow type: ``"text"`` (``large_string``) or ``"ints"``
+    #: (``list<int32>``).
+    column_types: tuple[str, ...] = ("text",)
+
+    def _output_columns(self, output: str) -> tuple[str, ...]:
+        return (output,)
+
+    def _values(self, result: Any) -> tuple[Any, ...]:
+        """One row's output values, one per output column, from what :meth:`render_row` gave."""
+        return (_utf8(result),)
 
     # ------------------------------------------------------------------ one batch
 
@@ -133,18 +145,18 @@ class RenderStage:
         row_variables = (_column(batch, self.variables_column, kind)
                          if self.variables_column is not None else None)
         outputs, errors = self.render_rows(cells, row_variables)
-        return _with_columns(batch, kind, self.columns, outputs, self.error_column, errors)
+        return _with_columns(batch, kind, self, outputs, errors)
 
     def render_rows(self, cells: Iterable[Any],
                     row_variables: Iterable[Any] | None = None) -> tuple[list[list[Any]], list[str | None]]:
         """The rows' outputs (one list per output column, ``None`` for a failed row) and their
         errors (``None`` for a rendered row)."""
-        prompts: list[Any] = []
+        outputs: list[list[Any]] = [[] for _ in self.columns]
         errors: list[str | None] = []
         extra: Iterable[Any] = row_variables if row_variables is not None else _nones()
         for cell, more in zip(cells, extra):
             try:
-                prompt = _utf8(self.render_row(cell, more))
+                values = self._values(self.render_row(cell, more))
             except (ChatFormatError, InputError) as exc:
                 error = _describe(exc)
             except MemoryError:  # a resource error, not a bug: this row alone fails
@@ -152,16 +164,18 @@ class RenderStage:
             except Exception as exc:  # noqa: BLE001 — a bug must not cost the other rows
                 error = _describe(exc) + " (this is a chatformats bug)"
             else:
-                prompts.append(prompt)
+                for column, value in zip(outputs, values):
+                    column.append(value)
                 errors.append(None)
                 continue
-            prompts.append(None)
+            for column in outputs:
+                column.append(None)
             errors.append(_escaped(error))
-        return [prompts], errors
+        return outputs, errors
 
-    def render_row(self, cell: Any, row_variables: Any = None) -> str:
-        """One row's prompt (``cell`` and ``row_variables`` as plain Python data, or JSON
-        strings); raises :class:`ChatFormatError` or an input error."""
+    def render_row(self, cell: Any, row_variables: Any = None) -> Any:
+        """One row's output (the prompt; ``cell`` and ``row_variables`` as plain Python data, or
+        JSON strings); raises :class:`ChatFormatError` or an input error."""
         conv = parse_conversation(_decoded(cell, ""))
         variables = dict(self.variables)
         variables.update(conv.variables)
@@ -177,9 +191,14 @@ class RenderStage:
             opts = self._after_user if _last_role(conv.messages) == "user" else self._otherwise
         return self._render(conv, opts)
 
-    def _render(self, conv: Conversation, opts: Options) -> str:
+    def _render(self, conv: Conversation, opts: Options) -> Any:
         """One conversation's output (the prompt)."""
         return render_conversation(conv, opts)
+
+    def _arrow_columns(self, pa: Any, outputs: list[list[Any]]) -> list[tuple[str, Any]]:
+        types = {"text": pa.large_string(), "ints": pa.list_(pa.int32())}
+        return [(name, pa.array(values, type=types[kind]))
+                for name, kind, values in zip(self.columns, self.column_types, outputs)]
 
 
 class AuditStage(RenderStage):
@@ -207,6 +226,128 @@ class AuditStage(RenderStage):
         except TypeError as exc:  # a variable the Python API refuses
             raise InputError(str(exc)) from None
         return json.dumps([finding.as_dict() for finding in findings], ensure_ascii=False)
+
+
+class IdsStage(RenderStage):
+    """:class:`RenderStage` whose outputs are each row's token ids: ``input_ids``,
+    ``attention_mask`` and ``assistant_masks`` (``list<int32>`` columns in Arrow) and, when
+    ``provenance`` names a column, each token's :class:`~chatformats.ids.TokenSource` as JSON
+    text, ``[[source, message, straddles], ...]`` (``docs/distributed.md``).
+
+    - ``tokenizer``: a zero-argument factory returning the tokenizer (a
+      ``tokenizers.Tokenizer`` or a transformers fast tokenizer), such as
+      ``functools.partial(Tokenizer.from_file, "tokenizer.json")``.  It is called once per
+      process, on the first batch there (never on the driver, never pickled with its result), so
+      the stage pickles small and nothing imports a tokenizer library but the factory.
+    - ``ids``, ``attention_mask``, ``assistant_masks``, ``provenance``: the column names
+      (``assistant_masks=None``: no masks, as ``return_assistant_tokens_mask=False``;
+      ``provenance=None``, the default: none).
+    - ``safe``: control tokens only where the template writes them (``docs/ids.md``).
+
+    A row at the pipeline layer is ``chatformats.apply_chat_template(..., tokenize=True,
+    tokenizer=..., return_dict=True, return_assistant_tokens_mask=True)`` of that row; at the
+    template layer ``chatformats.render_ids``.  A row that fails (its render, or its encoding)
+    has ``None`` in every output column and its error in ``error_column``; a factory that fails,
+    or returns no tokenizer, stops the batch (a misconfiguration, as a missing column is)."""
+
+    column_types: tuple[str, ...] = ("ints", "ints", "ints", "text")
+
+    def __init__(self, format: str, tokenizer: Any, layer: str = "pipeline",
+                 column: str = "messages", *, ids: str = "input_ids",
+                 attention_mask: str = "attention_mask",
+                 assistant_masks: str | None = "assistant_masks", provenance: str | None = None,
+                 safe: bool = False, **options: Any) -> None:
+        if not callable(tokenizer) or hasattr(tokenizer, "encode"):
+            raise TypeError("tokenizer: expected a zero-argument factory returning the tokenizer "
+                            "(functools.partial(Tokenizer.from_file, path), a function), not "
+                            f"{type(tokenizer).__name__}: each worker builds its own")
+        if safe is not True and safe is not False:
+            raise ValueError(f"safe: expected True or False, got {safe!r}")
+        self._names = [(ids, "ints"), (attention_mask, "ints"), (assistant_masks, "ints"),
+                       (provenance, "text")]
+        self.tokenizer = tokenizer
+        self.safe = safe
+        self.masks = assistant_masks is not None
+        self.provenance = provenance is not None
+        self._built: Any = None
+        super().__init__(format, layer, column, ids, **options)
+        self.column_types = tuple(kind for name, kind in self._names if name is not None)
+
+    def _output_columns(self, output: str) -> tuple[str, ...]:
+        return tuple(name for name, _ in self._names if name is not None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_built"] = None  # each process builds its own tokenizer
+        return state
+
+    def encoder(self) -> Any:
+        """This process's tokenizer (the factory called on first use) as an
+        :class:`~chatformats.ids.Encoder`."""
+        if self._built is None:
+            from .ids import encoder
+
+            self._built = encoder(self.tokenizer())
+        return self._built
+
+    def _values(self, result: Any) -> tuple[Any, ...]:
+        return tuple(result)
+
+    def _render(self, conv: Conversation, opts: Options) -> tuple[Any, ...]:
+        from . import ids as _ids
+        from .cli.conversation import _PIPELINE_PARAMS, _variables, warn_unknown_variables
+        from .pipeline import apply_chat_template_spans
+
+        enc = self.encoder()
+        variables = _variables(conv, opts)
+        if conv.variables and not conv.from_request:
+            warn_unknown_variables(opts.format, conv.variables)
+        now = opts.clock()
+        rendered: list[Any] = []
+        try:
+            if opts.layer == "template":
+                from . import render_spans
+
+                encoded = _ids.encode_rendering(
+                    render_spans(opts.format, conv.messages, now=now, **variables), enc, self.safe)
+                out = {"input_ids": encoded._ids, "attention_mask": [1] * len(encoded._ids)}
+                if self.masks:
+                    out["assistant_masks"] = encoded.assistant_mask
+            else:
+                params = {name: variables.pop(name) for name in _PIPELINE_PARAMS
+                          if name in variables}
+                final = params.pop("continue_final_message", False)
+                kwargs = dict(variables, tokenizer=enc.tokenizer, return_dict=True,
+                              safe=self.safe, return_assistant_tokens_mask=self.masks,
+                              continue_final_message=final)
+
+                def render(template_kwargs: dict[str, Any]) -> Any:
+                    # apply_chat_template(tokenize=True)'s own render (chatformats.pipeline)
+                    rendering = apply_chat_template_spans(
+                        opts.format, conv.messages, now=now, continue_final_message=final,
+                        **params, **template_kwargs)
+                    rendered.append(rendering)
+                    return rendering
+
+                out = _ids.tokenized(opts.format, conv.messages, kwargs, render)
+                if isinstance(rendered[-1], list):
+                    raise InputError("messages: a batch of conversations (a list of lists); "
+                                     "give one conversation per row")
+                encoded = None
+        except ChatFormatError:
+            raise
+        except TypeError as exc:  # a variable the Python API refuses
+            raise InputError(str(exc)) from None
+        values: list[Any] = [list(out["input_ids"]), list(out["attention_mask"])]
+        if self.masks:
+            values.append(list(out["assistant_masks"]))
+        if self.provenance:
+            if encoded is None:  # the offsets: the same encoding again
+                encoded = _ids.encode_rendering(rendered[-1], enc, self.safe)
+            # ASCII JSON: a path may hold any key, a lone surrogate included
+            values.append(json.dumps([[t.source, t.message, t.straddles]
+                                      for t in encoded.provenance]))
+        return tuple(values)
 
 
 def _utf8(text: str) -> str:
@@ -315,16 +456,16 @@ def _missing(cell: Any) -> bool:
     return (type(cell).__name__ == "NAType" or (isinstance(cell, float) and cell != cell))
 
 
-def _with_columns(batch: Any, kind: str, names: tuple[str, ...], outputs: list[list[Any]],
-                  error_column: str, errors: list[str | None]) -> Any:
+def _with_columns(batch: Any, kind: str, stage: RenderStage, outputs: list[list[Any]],
+                  errors: list[str | None]) -> Any:
+    names, error_column = stage.columns, stage.error_column
     if kind == "arrow":
         import importlib
 
         pa = importlib.import_module("pyarrow")
         table = batch if hasattr(batch, "column_names") and hasattr(batch, "combine_chunks") \
             else pa.Table.from_batches([batch])
-        columns = [(name, pa.array(values, type=pa.large_string()))
-                   for name, values in zip(names, outputs)]
+        columns = stage._arrow_columns(pa, outputs)
         columns.append((error_column, pa.array(errors, type=pa.string())))
         for name, array in columns:
             if name in table.column_names:
@@ -335,7 +476,7 @@ def _with_columns(batch: Any, kind: str, names: tuple[str, ...], outputs: list[l
     if kind == "pandas":
         frame = batch.copy(deep=False)
         for name, values in zip(names, outputs):
-            frame[name] = values
+            frame[name] = _object_array(values, None)  # (a list of lists is not one column)
         frame[error_column] = errors
         return frame
     result = dict(batch)
@@ -344,14 +485,18 @@ def _with_columns(batch: Any, kind: str, names: tuple[str, ...], outputs: list[l
     return result
 
 
-def _object_array(values: list[Any], batch: Mapping[str, Any]) -> Any:
-    """A dict batch's new column: a numpy object array when the batch holds numpy arrays (Ray's
-    default format; a list of str would become a fixed-width unicode array), else the list."""
-    if any(type(column).__module__.split(".")[0] == "numpy" for column in batch.values()):
+def _object_array(values: list[Any], batch: Mapping[str, Any] | None) -> Any:
+    """A new column: a numpy object array when the batch holds numpy arrays (Ray's default
+    format; a list of str would become a fixed-width unicode array) or is a DataFrame
+    (``batch`` ``None``), else the list.  Each cell is set on its own, so a list of ids stays
+    one cell."""
+    if batch is None or any(type(column).__module__.split(".")[0] == "numpy"
+                            for column in batch.values()):
         import importlib
 
         np = importlib.import_module("numpy")
         array = np.empty(len(values), dtype=object)
-        array[:] = values
+        for index, value in enumerate(values):
+            array[index] = value
         return array
     return values

@@ -112,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import parquet as _parquet_cli
 
     _parquet_cli.add_options(p)
+    _parquet_cli.add_ids_option(p)
     p.add_argument("--workers", metavar="N", type=_positive, default=1,
                    help="with --jsonl: render in N processes (default 1)")
     p.set_defaults(func=_cmd_render)

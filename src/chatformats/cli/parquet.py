@@ -8,6 +8,7 @@ written.  pyarrow is imported on this path only."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -50,6 +51,31 @@ def add_options(p: argparse.ArgumentParser, output: str = "prompt", what: str = 
                         "a time (default 4096)")
 
 
+def add_ids_option(p: argparse.ArgumentParser) -> None:
+    """``render --parquet IN --ids TOKENIZER_JSON``."""
+    p.add_argument("--ids", metavar="TOKENIZER_JSON",
+                   help="with --parquet: write each row's token ids instead of its prompt, as "
+                        "list<int32> columns input_ids, attention_mask and assistant_masks, "
+                        "encoded by this tokenizer.json (needs the tokenizers library)")
+
+
+def _load_tokenizer(path: str) -> Any:
+    """``tokenizers.Tokenizer.from_file(path)``, its failures as input errors."""
+    import importlib
+
+    try:
+        tokenizers = importlib.import_module("tokenizers")
+    except ImportError as exc:
+        raise InputError(f"--ids needs the tokenizers library ({exc}): "
+                         "python -m pip install tokenizers") from None
+    if not os.path.isfile(path):
+        raise InputError(f"--ids {path}: no such file")
+    try:
+        return tokenizers.Tokenizer.from_file(path)
+    except Exception as exc:  # noqa: BLE001 — the library's own parse error
+        raise InputError(f"--ids {path}: not a tokenizer.json ({exc})") from None
+
+
 def render_parquet(args: argparse.Namespace, opts: Options, audit: bool = False) -> int:
     """``render --parquet`` (``audit``: ``audit --parquet``, whose output column holds each row's
     findings as JSON text; exit status 3 when a row has one and none failed)."""
@@ -62,8 +88,6 @@ def render_parquet(args: argparse.Namespace, opts: Options, audit: bool = False)
     source = args.parquet
     if args.output is not None and args.output != "-":
         try:
-            import os
-
             if os.path.samefile(source, args.output):
                 raise UsageError("the output file is the input file")
         except OSError:
@@ -76,13 +100,21 @@ def render_parquet(args: argparse.Namespace, opts: Options, audit: bool = False)
             flagged[0] += sum(value not in (None, "[]") for value in outputs[0])
             return outputs, errors
 
+    common: dict[str, Any] = dict(variables_column=args.variables_column,
+                                  overrides=dict(opts.variables),
+                                  generation_prompt=True if opts.generation_prompt else None,
+                                  error_column=args.error_column, now=opts.now)
+    ids_path = None if audit else getattr(args, "ids", None)
     try:
-        stage = (Counting if audit else RenderStage)(
-                            opts.format, opts.layer, args.messages_column, args.output_column,
-                            variables_column=args.variables_column,
-                            overrides=dict(opts.variables),
-                            generation_prompt=True if opts.generation_prompt else None,
-                            error_column=args.error_column, now=opts.now)
+        if ids_path is not None:
+            from ..ray import IdsStage
+
+            tokenizer = _load_tokenizer(ids_path)  # once, here: a bad file fails before the run
+            stage: Any = IdsStage(opts.format, lambda: tokenizer, opts.layer,
+                                  args.messages_column, **common)
+        else:
+            stage = (Counting if audit else RenderStage)(
+                opts.format, opts.layer, args.messages_column, args.output_column, **common)
     except ValueError as exc:  # the same name for two columns
         raise UsageError(str(exc)) from None
     total = None

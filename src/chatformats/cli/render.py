@@ -49,6 +49,8 @@ def render_line(opts: Options, item: tuple[int, bytes]) -> tuple[int, bytes, str
 def _cmd_render(args: argparse.Namespace) -> int:
     fmt = _ported(args.format)
     opts = _options(args, fmt)
+    if getattr(args, "ids", None) is not None and getattr(args, "parquet", None) is None:
+        raise UsageError("--ids goes with --parquet")
     if args.jsonl is not None:
         return _render_jsonl(args, opts)
     if getattr(args, "parquet", None) is not None:
