@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import (
     cogito,
+    llama3_1_2024_09,
     llama3_2_vision,
     llama3_2_vision_2024_09,
     llama3_2_vision_2024_12,
@@ -29,4 +30,5 @@ SPECS = (
     qwen3_tool_agent.SPEC,
     qwen3_instruct_2507.SPEC,
     qwen3_thinking_2507.SPEC,
+    llama3_1_2024_09.SPEC,
 )
