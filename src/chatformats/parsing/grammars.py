@@ -7,6 +7,8 @@ GRAMMARS = {
     "llama3_2_vision_2024_09": "llama3_2_vision",
     "llama3_2_vision_2024_12": "llama3_2_vision",
     "llama3_2_vision": "llama3_2_vision",
+    # Llama 3.2 (text) writes the Vision templates' assistant turn, its content |trim'med.
+    "llama3_2": "llama3_2_vision",
     "minicpm_v4_6_thinking": "minicpm_v4_6_thinking",
     "cogito": "cogito",
     "qwen3_tool_agent": "qwen3_tool_agent",

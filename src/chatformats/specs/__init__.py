@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import (
     cogito,
     llama3_1_2024_09,
+    llama3_2,
     llama3_2_vision,
     llama3_2_vision_2024_09,
     llama3_2_vision_2024_12,
@@ -31,4 +32,5 @@ SPECS = (
     qwen3_instruct_2507.SPEC,
     qwen3_thinking_2507.SPEC,
     llama3_1_2024_09.SPEC,
+    llama3_2.SPEC,
 )
