@@ -190,6 +190,8 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
         reasoning = ""
         if calls:
             content = ""
+        elif chatformats.get_format(name).module == "llama3_2":  # Llama 3.2 text: content|trim
+            content = content.strip()
     elif family(name) == "solar_open":
         option = variables.get("think_render_option", "lastthink")
         reasoning = m.get("reasoning", "") if option in ("all", "lastthink") else ""

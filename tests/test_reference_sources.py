@@ -27,7 +27,7 @@ from .test_audit import _CONTROL_SHAPE
 from .test_serving_openai import _content_loops
 
 REFERENCE = Path(__file__).resolve().parent.parent / "reference_templates"
-STEMS = ["llama3_1_2024_09", "llama3_1_2024_08", "llama3_2", "gpt_oss"]
+STEMS = ["llama3_1_2024_08", "gpt_oss"]
 
 #: Control-shaped strings a template holds only as prose (a comment, a placeholder): not listed.
 PROSE = {"gpt_oss": {"<|final|>"}}

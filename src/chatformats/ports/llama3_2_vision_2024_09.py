@@ -32,41 +32,39 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .._jinja import (
     MISSING,
-    attr,
     concat_error,
     contains,
     item,
     iterate,
-    length,
     namespace,
     need_str,
     strftime_now,
     to_str,
-    tojson,
-    tojson_indented,
     trim,
 )
 from .._record import Record
 from .._spans import Recorder
 from ..errors import TemplateError
+from ._llama3 import (
+    ASSISTANT_HEAD as _ASSISTANT_HEAD,
+    ENVIRONMENT as _ENVIRONMENT,
+    EOT as _EOT,
+    KNOWLEDGE as _KNOWLEDGE,
+    SYSTEM_HEAD as _SYSTEM_HEAD,
+    SYSTEM_TOOLS,
+    TOOL_ROLES as _TOOL_ROLES,
+    USER_TOOLS,
+    first_user_tools,
+    ipython_turn,
+    json_call,
+    path as _path,
+    single_call,
+    tools_json,
+)
 
-# L44-48
-_SYSTEM_HEAD = "<|start_header_id|>system<|end_header_id|>\n\n"
-_ENVIRONMENT = "Environment: ipython\n"
-_KNOWLEDGE = "Cutting Knowledge Date: December 2023\n"
-_EOT = "<|eot_id|>"
-_USER_HEAD = "<|start_header_id|>user<|end_header_id|>\n\n"  # L72
-_ASSISTANT_HEAD = "<|start_header_id|>assistant<|end_header_id|>\n\n"  # L104, L121
-_IPYTHON_HEAD = "<|start_header_id|>ipython<|end_header_id|>\n\n"  # L111
-_CALL_HEAD = _ASSISTANT_HEAD + '{"name": "'  # L104-105
-_CALL_PARAMETERS = '", "parameters": '  # L105-106
-_CALL_END = "}" + _EOT  # L108-109
 _IMAGE = "<|image|>"  # L92
-_TOOL_ROLES = ("ipython", "tool")  # L85: message.role == 'ipython' or message.role == 'tool'
 
 _MSG_IMAGES = "Prompting with images is incompatible with system messages."  # L39
-_MSG_NO_FIRST_USER = "Cannot put tools in the first user message when there's no first user message!"  # L70
-_MSG_SINGLE_CALL = "This model only supports single tool-calls at once!"  # L101
 
 Emit = Callable[[str], None]
 Extend = Callable[[Iterable[str]], None]
@@ -101,18 +99,8 @@ class Wording:
 
 WORDING = Wording(
     blank="",  # L18, L26, L36, L41, L62, L83 (and none before L120): stripped
-    system_tools=(
-        "You have access to the following functions. To call a function, please respond with JSON for a function call."  # L51
-        'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.'  # L52
-        "Do not use variables.\n\n"  # L53
-    ),
-    user_tools=(
-        _USER_HEAD  # L72
-        + "Given the following functions, please respond with a JSON for a function call "  # L73
-        "with its proper arguments that best answers the given prompt.\n\n"  # L74
-        'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.'  # L75
-        "Do not use variables.\n\n"  # L76
-    ),
+    system_tools=SYSTEM_TOOLS,  # L51-53 (ports/_llama3.py)
+    user_tools=USER_TOOLS,  # L72-76 (ports/_llama3.py)
 )
 """Meta's wording (lines 51-53 and 72-76)."""
 
@@ -173,22 +161,6 @@ def scan(messages: Sequence[Any], offset: int) -> Namespace:
     return _namespace(has_images=has_images)
 
 
-def _path(index: int, suffix: str = "") -> str:
-    """The path of ``messages[index]`` (or of a field of it, ``suffix``) in an error message."""
-    return f"messages[{index}]{suffix}"
-
-
-def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: Recorder | None) -> None:
-    """L54-57 and L77-80: ``for t in tools: t|tojson(indent=4) + "\\n\\n"``.  Each tool's JSON
-    comes from the caller's ``custom_tools`` when it is defined (L2-4: it replaces ``tools``),
-    else from ``tools``; a dict's keys are iterated, and their JSON is part of the dict's."""
-    for tool_index, t in enumerate(iterate(tools, "tools")):
-        if spans is not None:
-            source = "custom_tools" if "custom_tools" in variables else "tools"
-            spans.source(f"{source}[{tool_index}]")
-        extend((tojson_indented(t, 4), "\n\n"))
-
-
 def content_parts(emit: Emit, content: Any, index: int, spans: Recorder | None) -> None:
     """L89-97: a content that is not a string, item by item: ``<|image|>`` for an image, the
     text of a text item, nothing for anything else.  (The L30 scan already failed on a content
@@ -209,34 +181,13 @@ def content_parts(emit: Emit, content: Any, index: int, spans: Recorder | None) 
 
 def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | None) -> None:
     """L100-109: the message's single tool call as ``{"name": ..., "parameters": ...}`` in an
-    assistant turn, whatever the message's role."""
-    tool_calls = message.get("tool_calls", MISSING) if type(message) is dict else MISSING
-    if not length(tool_calls, _path(index, ".tool_calls")) == 1:  # L100-102
-        raise TemplateError(_MSG_SINGLE_CALL)
-    # L103: message.tool_calls[0].function
-    first_call = item(tool_calls, 0)
-    if type(first_call) is dict:
-        tool_call = first_call.get("function", MISSING)
-    else:
-        tool_call = attr(first_call, "function", _path(index, ".tool_calls[0]"))
-    if type(tool_call) is dict:
-        name = tool_call.get("name", MISSING)
-        arguments = tool_call.get("arguments", MISSING)
-    else:
-        name = attr(tool_call, "name", _path(index, ".tool_calls[0].function"))
-        arguments = MISSING
-    if type(name) is not str:  # L105: '{"name": "' + tool_call.name + ...
-        raise concat_error(name, _path(index, ".tool_calls[0].function.name"))
+    assistant turn, whatever the message's role (the checks and the body: ``ports/_llama3.py``)."""
+    name, arguments = single_call(message, index)  # L100-103
     if spans is not None:  # generated: after the assistant header, through <|eot_id|>
         spans.open(after=_ASSISTANT_HEAD)
-        spans.fields(index, ".tool_calls[0].function.name", ".tool_calls[0].function.arguments")
-    extend((
-        _CALL_HEAD,  # L104-105
-        name,  # L105
-        _CALL_PARAMETERS,  # L105-106
-        tojson(arguments),  # L107 (undefined arguments fail here)
-        _CALL_END,  # L108-109
-    ))
+    extend((_ASSISTANT_HEAD,))  # L104
+    json_call(extend, name, arguments, index, spans)  # L105-108
+    extend((_EOT,))  # L109
     if spans is not None:
         spans.close()
 
@@ -323,18 +274,9 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
 
     emit(blank)  # L62
     if tools_in_user_message and not tools is None:  # L64-82: tools in the first user message
-        if len(messages) != 0:  # L66
-            first_user_message = trim(item(messages[0], "content"))  # L67: whatever its role
-            messages = messages[1:]  # L68
-            first_user_index = offset
-            offset += 1
-        else:  # L69-70
-            raise TemplateError(_MSG_NO_FIRST_USER)
-        emit(wording.user_tools)  # L72-76
-        tools_json(extend, tools, variables, spans)  # L77-80
-        if spans is not None:
-            spans.field(first_user_index, ".content")
-        extend((first_user_message, _EOT))  # L81
+        # L66-81 (ports/_llama3.py), with this wording's instruction
+        messages, offset = first_user_tools(extend, messages, offset, tools, variables, spans,
+                                            wording.user_tools)
 
     emit(blank)  # L83
     for index, message in enumerate(messages, offset):  # L84-119
@@ -368,15 +310,9 @@ def render_with(messages: Sequence[Any], variables: Mapping[str, Any], now: date
         elif has_tool_calls:  # L99: the same test again, kept as written
             tool_call_turn(extend, message, index, spans)  # L100-109
         elif role == "tool" or role == "ipython":  # L110: always true here, kept as written
-            tp = type(content)
-            if spans is not None:
-                spans.fields(index, ".content")
-            # L112: content is mapping or content is iterable (a string too, so it is quoted)
-            if tp is str or tp is dict or tp is list or tp is tuple or content is MISSING:
-                # L111, L113 (undefined content fails in tojson), L117
-                extend((_IPYTHON_HEAD, tojson(content), _EOT))
-            else:  # L115: unreachable, the L30 scan failed on such a content
-                extend((_IPYTHON_HEAD, to_str(content), _EOT))
+            # L111-117 (the else branch, L115, is unreachable: the L30 scan failed on a
+            # content that is neither a mapping nor iterable)
+            ipython_turn(extend, content, index, spans)
 
     emit(blank)  # (the variant's comment before the generation prompt; none in the original)
     if get("add_generation_prompt", MISSING):  # L120-122

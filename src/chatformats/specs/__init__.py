@@ -18,6 +18,8 @@ from . import (
     deepseek_v3_1,
     glm4_5,
     kimi_k2,
+    llama3_1_2024_09,
+    llama3_2,
     llama3_2_vision,
     llama3_2_vision_2024_09,
     llama3_2_vision_2024_12,
@@ -57,4 +59,6 @@ SPECS = (
     deepseek_r1_distill_2025_01.SPEC,
     deepseek_v3.SPEC,
     deepseek_v3_1.SPEC,
+    llama3_1_2024_09.SPEC,
+    llama3_2.SPEC,
 )

@@ -1,0 +1,136 @@
+"""Port of ``reference_templates/llama3_2.jinja``.
+
+Meta Llama 3.2 1B and 3B Instruct (text): the Llama 3.1 text without built-in tools (no
+``Tools:`` line, no ``<|python_tag|>`` calls, no ``<|eom_id|>``), with the date taken from the
+render's clock (``strftime_now("%d %b %Y")``), single JSON tool calls, the ``ipython`` role and
+``tools_in_user_message``.  Laid out like the template: the variable defaults (lines 1-17), the
+system-message extraction (19-25), the system block (27-44), the tools in the first user message
+(46-65), the message loop (67-90) and the generation prompt (91-93).  ``Lnn`` comments cite
+template lines.
+
+The blocks this text shares verbatim with Llama 3.1 and Llama 3.2 Vision (the tool list, the
+first user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the
+headers) are :mod:`chatformats.ports._llama3`'s.
+
+Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so
+the blank lines 18, 26, 45 and 66 emit nothing.
+
+A caller variable named like a global the template calls (``strftime_now``,
+``raise_exception``) shadows it, as in jinja2 (the render core applies that rule:
+``chatformats._core.call_port``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Mapping, Sequence
+
+from .._jinja import MISSING, concat_error, contains, item, need_str, strftime_now, to_str, trim
+from .._spans import Recorder
+from ._llama3 import (
+    ASSISTANT_HEAD,
+    ENVIRONMENT,
+    EOT,
+    KNOWLEDGE,
+    SYSTEM_HEAD,
+    SYSTEM_TOOLS,
+    TOOL_ROLES,
+    first_user_tools,
+    ipython_turn,
+    json_call,
+    path,
+    single_call,
+    tools_json,
+)
+
+
+def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
+           spans: Recorder | None = None) -> str:
+    """The template.  With ``spans``, each assistant turn's generated range starts after its
+    ``<|start_header_id|>assistant<|end_header_id|>\\n\\n`` and ends after its ``<|eot_id|>``:
+    the turns of role ``assistant`` (L69) and every tool-call turn (L70-80, which the template
+    writes under the assistant header whatever the message's role)."""
+    get = variables.get
+    out: list[str] = spans.pieces if spans is not None else []
+    emit = out.append
+    extend = out.extend
+
+    if spans is not None:
+        spans.source("bos_token")
+    emit(to_str(get("bos_token", MISSING)))  # L1
+
+    tools = get("tools", MISSING)
+    custom_tools = get("custom_tools", MISSING)
+    if custom_tools is not MISSING:  # L2-4
+        tools = custom_tools
+    tools_in_user_message = get("tools_in_user_message", MISSING)
+    if tools_in_user_message is MISSING:  # L5-7
+        tools_in_user_message = True
+    date_string = get("date_string", MISSING)
+    if date_string is MISSING:  # L8-14
+        # L9: `strftime_now is defined` is always true: the environment defines it, and a
+        # caller's variable of that name (any JSON value, None included) is defined too.
+        date_string = strftime_now(now, "%d %b %Y")  # L10
+        # L12 (the "26 Jul 2024" fallback) is never reached.
+    if tools is MISSING:  # L15-17
+        tools = None
+
+    # L19-25: extract the system message.
+    first = item(messages, 0, "messages")
+    if item(first, "role", "messages[0]") == "system":
+        system_message = trim(item(first, "content"))  # L21
+        messages = messages[1:]  # L22
+        offset = 1
+    else:
+        system_message = ""  # L24
+        offset = 0
+
+    # L27-44: the system block
+    emit(SYSTEM_HEAD)  # L28
+    if tools is not None:  # L29-31
+        emit(ENVIRONMENT)
+    emit(KNOWLEDGE)  # L32
+    if spans is not None and "date_string" in variables:  # the caller's; else the clock's
+        spans.line("date_string")
+    extend(("Today Date: ", need_str(date_string, "date_string"), "\n\n"))  # L33
+    if tools is not None and not tools_in_user_message:  # L34-42
+        emit(SYSTEM_TOOLS)  # L35-37
+        tools_json(extend, tools, variables, spans)  # L38-41
+    if spans is not None and offset:
+        spans.field(0, ".content")
+    emit(system_message)  # L43
+    emit(EOT)  # L44
+
+    if tools_in_user_message and not tools is None:  # L47-65: tools in the first user message
+        messages, offset = first_user_tools(extend, messages, offset, tools, variables, spans)
+
+    for index, message in enumerate(messages, offset):  # L67-90
+        if type(message) is dict:
+            role = message.get("role", MISSING)
+            content = message.get("content", MISSING)
+            has_tool_calls = "tool_calls" in message
+        else:  # message.role is undefined; `in` is a substring/element test, or fails
+            role = content = MISSING
+            has_tool_calls = contains(message, "tool_calls", path(index))
+        # L68: not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message)
+        if not (role in TOOL_ROLES or has_tool_calls):
+            if type(role) is not str:  # L69: message['role'] (undefined for a non-mapping)
+                raise concat_error(role, path(index, ".role"))
+            if spans is not None:  # an assistant's: generated after the header, through <|eot_id|>
+                spans.message(index, generated=ASSISTANT_HEAD if role == "assistant" else None)
+            extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", trim(content), EOT))  # L69
+        elif has_tool_calls:  # L70: the same test again, kept as written
+            name, arguments = single_call(message, index)  # L71-74
+            if spans is not None:  # generated: after the assistant header, through <|eot_id|>
+                spans.open(after=ASSISTANT_HEAD)
+            emit(ASSISTANT_HEAD)  # L75
+            json_call(extend, name, arguments, index, spans)  # L76-79
+            emit(EOT)  # L80
+            if spans is not None:
+                spans.close()
+        elif role == "tool" or role == "ipython":  # L81: always true here, kept as written
+            ipython_turn(extend, content, index, spans)  # L82-88
+
+    if get("add_generation_prompt", MISSING):  # L91-93
+        emit(ASSISTANT_HEAD)
+    return "".join(out)
