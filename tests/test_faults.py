@@ -261,6 +261,23 @@ def test_the_safety_net_tells_a_bug_from_a_change() -> None:
         _call_port("x", iterates_a_changing_dict, [{"a": 1}], {}, NOW)
 
 
+def test_a_bug_in_spans_code_is_a_bug_not_a_change() -> None:
+    """A port whose spans code fails while its plain render succeeds is a bug
+    (``InternalError``): the safety net renders the copy with a recorder too, so it does not
+    mistake the plain render's success for input that changed."""
+    from chatformats._core import call_port
+    from chatformats._spans import Recorder
+
+    def spans_bug(messages: Any, variables: Any, now: Any, spans: Any = None) -> str:
+        if spans is not None:
+            spans.values(0, 1, 2, 3, 4)  # a call the recorder does not take: a TypeError
+        return "ok"
+
+    assert call_port("x", spans_bug, frozenset(), CHAT, {}, NOW) == "ok"
+    with pytest.raises(InternalError, match="TypeError"):
+        call_port("x", spans_bug, frozenset(), CHAT, {}, NOW, Recorder())
+
+
 def test_the_input_check_reports_a_change(monkeypatch: Any) -> None:
     def changed(value: Any) -> bool:
         raise RuntimeError("dictionary changed size during iteration")

@@ -369,4 +369,4 @@ def call_port(name: Any, port: PortFunction, calls: frozenset[str], messages: An
     except Exception as exc:
         from ._safety import unexpected
 
-        raise unexpected(name, port, messages, variables, now, exc) from exc
+        raise unexpected(name, port, messages, variables, now, exc, spans is not None) from exc

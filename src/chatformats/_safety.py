@@ -61,9 +61,11 @@ def concurrent(where: str) -> ConcurrentModification:
 
 
 def unexpected(name: str, port: Callable[..., str], messages: Any, variables: Any, now: Any,
-               exc: Exception) -> ChatFormatError:
+               exc: Exception, spans: bool = False) -> ChatFormatError:
     """The :class:`ChatFormatError` that stands for ``exc``, raised by ``port`` on this input
-    (see the module docstring)."""
+    (see the module docstring); ``spans``: the failed call recorded spans, so the copy is
+    rendered with a fresh recorder too (a bug in a port's spans code is a bug, not a change of
+    the input)."""
     if is_mutation(exc):
         return concurrent("the input")
     if is_int_digits_limit(exc):
@@ -80,7 +82,12 @@ def unexpected(name: str, port: Callable[..., str], messages: Any, variables: An
             return concurrent("the input")
         return bug
     try:
-        port(snapshot[0], snapshot[1], now)
+        if spans:
+            from ._spans import Recorder
+
+            port(snapshot[0], snapshot[1], now, Recorder())
+        else:
+            port(snapshot[0], snapshot[1], now)
     except ChatFormatError:
         return concurrent("the input")
     except MemoryError:
