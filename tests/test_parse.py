@@ -54,6 +54,7 @@ CONTROL = {
     "qwen3_tool_agent": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>",
                          "<|im_start|>"),
     "qwen3_instruct_2507": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
+    "qwen2_5_instruct": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
     "minicpm_v4_6_thinking": ("<think>", "</think>", "<tool_call>", "</tool_call>",
                                "<|im_end|>", "<|im_start|>", "</parameter>", "</function>",
                                "<parameter=", "<function="),
@@ -158,6 +159,12 @@ def _is_query(msg: Any) -> bool:
             and not (c.startswith("<tool_response>") and c.endswith("</tool_response>")))
 
 
+#: The grammars whose convention for arguments is a string where the template was given one
+#: (Qwen2.5 writes arguments through tojson whether a mapping or a string: a string reads back
+#: as that string).
+STRING_ARGUMENTS = {"llama3_2_vision", "cogito", "qwen2_5_instruct"}
+
+
 def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
     """What the template keeps of ``m`` (docs/parsing.md, "Canonical form")."""
     content = m["content"]
@@ -169,7 +176,7 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
         args = fn["arguments"]
         if family(name) == "minicpm_v4_6_thinking":
             args = {k: _jinja_string(v) for k, v in args.items()}
-        elif isinstance(args, str) and family(name) != "llama3_2_vision" and family(name) != "cogito":
+        elif isinstance(args, str) and family(name) not in STRING_ARGUMENTS:
             args = json.loads(args)
         c = {"type": "function", "function": {"name": fn["name"], "arguments": args}}
         if family(name) in ("solar_open", "cogito") and "id" in call:
@@ -182,7 +189,7 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
             reasoning = ""
     elif family(name) == "minicpm_v4_6_thinking":
         reasoning, content = reasoning.strip(), content.strip()
-    elif family(name) == "qwen3_instruct_2507":
+    elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct"):
         reasoning = ""  # the template has no reasoning: content as given
     elif family(name) == "cogito":
         reasoning, content = "", content.strip()
@@ -235,6 +242,7 @@ VARIABLES = {
         "reasoning_effort": st.sampled_from(["high", "medium"])}),
     "qwen3_tool_agent": st.just({}),
     "qwen3_instruct_2507": st.just({}),
+    "qwen2_5_instruct": st.just({}),
     "llama3_2_vision": st.just({}),
 }
 
@@ -402,8 +410,6 @@ def any_completion(draw: st.DrawFn, name: str) -> str:
     return "".join(draw(st.lists(pieces, max_size=14)))
 
 
-#: The grammars whose convention for arguments is a string where the template was given one.
-STRING_ARGUMENTS = {"llama3_2_vision", "cogito"}
 
 
 def assert_shape(name: str, message: dict[str, Any]) -> None:
@@ -423,6 +429,7 @@ def assert_shape(name: str, message: dict[str, Any]) -> None:
 PREFIXES = {
     "qwen3_tool_agent": ["", "<|im_start|>assistant\n"],
     "qwen3_instruct_2507": ["", "<|im_start|>assistant\n"],
+    "qwen2_5_instruct": ["", "<|im_start|>assistant\n"],
     "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
     "llama3_2_vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
@@ -753,7 +760,8 @@ def _recovered(name: str, prefix: str, text: str, data: st.DataObject) -> Any:
 
 
 THINK_FORMATS = [n for n in FORMATS if family(n) == "qwen3_tool_agent"]
-TAGGED_JSON = [n for n in FORMATS if family(n) in ("qwen3_tool_agent", "qwen3_instruct_2507")]
+TAGGED_JSON = [n for n in FORMATS
+               if family(n) in ("qwen3_tool_agent", "qwen3_instruct_2507", "qwen2_5_instruct")]
 LLAMA = [n for n in FORMATS if family(n) == "llama3_2_vision"]
 
 

@@ -69,6 +69,27 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    # As Qwen3 Instruct-2507's: no reasoning region, the "\n" before a tool call belongs to its
+    # opening.  A string argument the template wrote through tojson is a JSON string, which the
+    # json parser reads back as that string, as this package's parser does.
+    "qwen2_5_instruct": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _IM_ASSISTANT,
+        "fields": {
+            "tool_calls": {
+                "open_pattern": r"\n?<tool_call>",
+                "close": "</tool_call>",
+                "repeats": True,
+                "content": "json",
+                "transform": {"type": "function", "function": "{content}"},
+            },
+            "content": {
+                "close_pattern": r"<\|im_end\|>\n?",
+                "content": "text",
+                "content_args": {"strip": False},
+            },
+        },
+    },
     "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
@@ -153,6 +174,10 @@ LIMITS: dict[str, tuple[str, ...]] = {
         "leniently instead of refused",
     ),
     "qwen3_instruct_2507": (
+        "a malformed completion (text between or after tool calls, unclosed blocks) is read "
+        "leniently instead of refused",
+    ),
+    "qwen2_5_instruct": (
         "a malformed completion (text between or after tool calls, unclosed blocks) is read "
         "leniently instead of refused",
     ),

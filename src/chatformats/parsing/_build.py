@@ -8,7 +8,8 @@ token); ``think`` (None, or ``{"open", "close", "strip"}``: ``strip`` ``"\\n"`` 
 template's ``reasoning.strip("\\n")``, ``"space"`` its ``|trim``); ``content`` (``"qwen"``: verbatim,
 after a think block less its leading newlines, less the one newline the template writes before
 the first call; ``"trim"``: ``|trim``); ``calls`` (``{"open", "close", "body"}``, ``body`` one
-of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}``, ``"xml"`` is
+of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}`` (``"json_string"``: the
+same with string arguments kept as strings), ``"xml"`` is
 ``\\n<function=NAME>\\n`` + ``<parameter=KEY>\\nVALUE\\n</parameter>\\n``... + ``</function>\\n``).
 
 :func:`build` turns it into the exact table (the template's inverse) and the recovering one
@@ -49,16 +50,24 @@ def _table(*states: State) -> dict[str, State]:
 # -- call bodies: (exact reader, recovering reader), each given the format's name and tags
 
 
-def _json_exact(fmt: str) -> Any:
+def _json_exact(fmt: str, strings: bool = False) -> Any:
     def read(raw: str, marker: str) -> Any:
-        return _json.function_call(fmt, _json.load(fmt, raw), raw)
+        return _json.function_call(fmt, _json.load(fmt, raw), raw, strings=strings)
     return read
 
 
-def _json_recover(fmt: str, tags: tuple[str, str]) -> Any:
+def _json_recover(fmt: str, tags: tuple[str, str], strings: bool = False) -> Any:
     def read(raw: str, marker: str) -> Outcome:
-        return _recover.json_calls(raw, False, (tags[0], marker if marker == tags[1] else ""))
+        return _recover.json_calls(raw, strings, (tags[0], marker if marker == tags[1] else ""))
     return read
+
+
+def _json_string_exact(fmt: str) -> Any:
+    return _json_exact(fmt, True)
+
+
+def _json_string_recover(fmt: str, tags: tuple[str, str]) -> Any:
+    return _json_recover(fmt, tags, True)
 
 
 _FUNCTION = "\n<function="
@@ -114,6 +123,9 @@ def _xml_recover(fmt: str, tags: tuple[str, str]) -> Any:
 #: the text after the opening tag that a call in unclosed reasoning must begin with).
 BODIES = {
     "json": (_json_exact, _json_recover, ""),
+    # The same JSON, where the template writes the arguments through ``tojson`` whether they
+    # are a mapping or a string (Qwen2.5): a string reads back as the string it was.
+    "json_string": (_json_string_exact, _json_string_recover, ""),
     "xml": (_xml_exact, _xml_recover, "\n<function="),
 }
 
