@@ -55,6 +55,10 @@ CONTROL = {
                          "<|im_start|>"),
     "qwen3_instruct_2507": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
     "qwen2_5_instruct": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
+    "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
+                "<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|tool_call_begin|>",
+                "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|im_end|>",
+                "<|im_assistant|>"),
     "minicpm_v4_6_thinking": ("<think>", "</think>", "<tool_call>", "</tool_call>",
                                "<|im_end|>", "<|im_start|>", "</parameter>", "</function>",
                                "<parameter=", "<function="),
@@ -162,7 +166,7 @@ def _is_query(msg: Any) -> bool:
 #: The grammars whose convention for arguments is a string where the template was given one
 #: (Qwen2.5 writes arguments through tojson whether a mapping or a string: a string reads back
 #: as that string).
-STRING_ARGUMENTS = {"llama3_2_vision", "cogito", "qwen2_5_instruct"}
+STRING_ARGUMENTS = {"llama3_2_vision", "cogito", "qwen2_5_instruct", "kimi_k2"}
 
 
 def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
@@ -181,6 +185,8 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
         c = {"type": "function", "function": {"name": fn["name"], "arguments": args}}
         if family(name) in ("solar_open", "cogito") and "id" in call:
             c["id"] = call["id"]
+        if family(name) == "kimi_k2":  # the template rebuilds the id from the position
+            c["id"] = f"functions.{fn['name']}:{len(out_calls)}"
         out_calls.append(c)
     if family(name) == "qwen3_tool_agent":
         if any(_is_query(x) for x in p):
@@ -189,7 +195,7 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
             reasoning = ""
     elif family(name) == "minicpm_v4_6_thinking":
         reasoning, content = reasoning.strip(), content.strip()
-    elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct"):
+    elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct", "kimi_k2"):
         reasoning = ""  # the template has no reasoning: content as given
     elif family(name) == "cogito":
         reasoning, content = "", content.strip()
@@ -243,6 +249,7 @@ VARIABLES = {
     "qwen3_tool_agent": st.just({}),
     "qwen3_instruct_2507": st.just({}),
     "qwen2_5_instruct": st.just({}),
+    "kimi_k2": st.just({}),
     "llama3_2_vision": st.just({}),
 }
 
@@ -430,6 +437,7 @@ PREFIXES = {
     "qwen3_tool_agent": ["", "<|im_start|>assistant\n"],
     "qwen3_instruct_2507": ["", "<|im_start|>assistant\n"],
     "qwen2_5_instruct": ["", "<|im_start|>assistant\n"],
+    "kimi_k2": ["", "<|im_assistant|>assistant<|im_middle|>"],
     "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
     "llama3_2_vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],

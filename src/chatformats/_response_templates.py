@@ -90,6 +90,26 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    # Content, then the section: its opening token is read with the first call's opening, its
+    # closing token with the last call's closing.  The id is the one written, functions.NAME:K.
+    "kimi_k2": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": "<|im_assistant|>assistant<|im_middle|>",
+        "fields": {
+            "tool_calls": {
+                "open_pattern": (r"(?:<\|tool_calls_section_begin\|>)?<\|tool_call_begin\|>"
+                                 r"(?P<id>functions\.(?P<name>.*?):\d+)"
+                                 r"<\|tool_call_argument_begin\|>"),
+                "close_pattern": r"<\|tool_call_end\|>(?:<\|tool_calls_section_end\|>)?",
+                "repeats": True,
+                "content": "json",
+                "transform": {"id": "{id}", "type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close": "<|im_end|>", "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
     "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
@@ -180,6 +200,11 @@ LIMITS: dict[str, tuple[str, ...]] = {
     "qwen2_5_instruct": (
         "a malformed completion (text between or after tool calls, unclosed blocks) is read "
         "leniently instead of refused",
+    ),
+    "kimi_k2": (
+        "the id's index is not checked against the call's position; the section's tokens are "
+        "optional around the calls, and a malformed completion (text between calls, an "
+        "unclosed section) is read leniently instead of refused",
     ),
     "minicpm_v4_6_thinking": (
         "a think block opens only where the turn begins",
