@@ -989,3 +989,46 @@ def test_drift_tool_call_inside_closed_reasoning(name: str, data: st.DataObject)
     one = _recovered(name, prefix, mutated, data)
     assert one == expected
     assert [d["kind"] for d in one.diagnostics] == ["reasoning-ended-by-call", "stray-closer"]
+
+
+# ------------------------------------------------------------------ Kimi K2 drift
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data(), space=st.sampled_from([" ", "\n", " \n "]),
+       singular=st.booleans())
+def test_drift_kimi_spacing_and_section_variant(data: st.DataObject, space: str,
+                                                singular: bool) -> None:
+    """vLLM tests/tool_use (KimiK2ToolParser: whitespace around the id and the arguments, the
+    singular ``<|tool_call_section_begin|>`` variant): the calls are the turn's own."""
+    name = "kimi-k2"
+    prefix, completion, expected = _drift_case(data, name, calls=1)
+    mutated = (completion.replace("<|tool_call_begin|>", "<|tool_call_begin|>" + space)
+               .replace("<|tool_call_argument_begin|>",
+                        space + "<|tool_call_argument_begin|>" + space)
+               .replace("<|tool_call_end|>", space + "<|tool_call_end|>"))
+    if singular:
+        mutated = (mutated.replace("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
+                   .replace("<|tool_calls_section_end|>", "<|tool_call_section_end|>"))
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected and one.diagnostics == []
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_kimi_one_malformed_call(data: st.DataObject) -> None:
+    """vLLM tests/tool_use (Kimi K2 with invalid arguments), SGLang's rule for a bad call: one
+    call whose arguments are not JSON is content (its text kept), the other calls are kept."""
+    name = "kimi-k2"
+    prefix, completion, expected = _drift_case(data, name, calls=2)
+    calls = expected["tool_calls"]
+    k = data.draw(st.integers(0, len(calls) - 1))
+    starts = [m.end() for m in re.finditer(re.escape("<|tool_call_argument_begin|>"), completion)]
+    at = starts[k]
+    mutated = completion[:at] + "{" + completion[at:]  # '{{...' or '{"...': not JSON
+    one = _recovered(name, prefix, mutated, data)
+    assert one["tool_calls"] == calls[:k] + calls[k + 1:]
+    begin = mutated.rindex("<|tool_call_begin|>", 0, at)
+    end = mutated.index("<|tool_call_end|>", at) + len("<|tool_call_end|>")
+    assert mutated[begin:end] in one["content"]
+    assert "bad-json" in [d["kind"] for d in one.diagnostics]
