@@ -55,6 +55,9 @@ CONTROL = {
                          "<|im_start|>"),
     "qwen3_instruct_2507": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
     "qwen2_5_instruct": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
+    "glm4_5": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+               "<arg_value>", "</arg_value>", "<|user|>", "<|observation|>", "<|endoftext|>",
+               "<|assistant|>"),
     "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
                 "<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|tool_call_begin|>",
                 "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|im_end|>",
@@ -137,7 +140,7 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
             args: Any = draw(json_args(name))
             if family(name) == "minicpm_v4_6_thinking":
                 args = {key: v for key, v in args.items() if key}
-            elif family(name) != "llama3_2_vision" and draw(st.booleans()):
+            elif family(name) not in ("llama3_2_vision", "glm4_5") and draw(st.booleans()):
                 args = json.dumps(args, ensure_ascii=draw(st.booleans()))
             call: dict[str, Any] = {"type": "function",
                                     "function": {"name": draw(SAFE_NAME), "arguments": args}}
@@ -180,6 +183,8 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
         args = fn["arguments"]
         if family(name) == "minicpm_v4_6_thinking":
             args = {k: _jinja_string(v) for k, v in args.items()}
+        elif family(name) == "glm4_5":  # a string as is, anything else through tojson
+            args = {k: v if isinstance(v, str) else _tojson(v) for k, v in args.items()}
         elif isinstance(args, str) and family(name) not in STRING_ARGUMENTS:
             args = json.loads(args)
         c = {"type": "function", "function": {"name": fn["name"], "arguments": args}}
@@ -193,7 +198,7 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
             reasoning, content = reasoning.strip("\n"), content.lstrip("\n")
         else:
             reasoning = ""
-    elif family(name) == "minicpm_v4_6_thinking":
+    elif family(name) in ("minicpm_v4_6_thinking", "glm4_5"):
         reasoning, content = reasoning.strip(), content.strip()
     elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct", "kimi_k2"):
         reasoning = ""  # the template has no reasoning: content as given
@@ -250,6 +255,7 @@ VARIABLES = {
     "qwen3_instruct_2507": st.just({}),
     "qwen2_5_instruct": st.just({}),
     "kimi_k2": st.just({}),
+    "glm4_5": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
     "llama3_2_vision": st.just({}),
 }
 
@@ -438,6 +444,7 @@ PREFIXES = {
     "qwen3_instruct_2507": ["", "<|im_start|>assistant\n"],
     "qwen2_5_instruct": ["", "<|im_start|>assistant\n"],
     "kimi_k2": ["", "<|im_assistant|>assistant<|im_middle|>"],
+    "glm4_5": ["", "<|assistant|>", "<|assistant|>\n<think></think>"],
     "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
     "llama3_2_vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
@@ -652,12 +659,14 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
     prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
     if family(name) == "minicpm_v4_6_thinking":  # XML arguments: break the markup instead
         broken = completion.replace("</parameter>", "</paramete>", 1)
+    elif family(name) == "glm4_5":
+        broken = completion.replace("</arg_value>", "</arg_valu>", 1)
     else:
         broken = completion.replace('"x"', '"x', 1)
     assert broken != completion
     with pytest.raises(ParseError) as ours:
         parse_response(name, broken, prefix=prompt, strict=True)
-    if family(name) == "minicpm_v4_6_thinking":
+    if family(name) in ("minicpm_v4_6_thinking", "glm4_5"):
         return  # transformers' xml-inline skips what its tag pattern does not match
     with pytest.raises(ValueError) as theirs:
         _transformers_parse(name, broken, prompt, None)
@@ -955,6 +964,7 @@ def test_error_quotes_a_bounded_excerpt(name: str) -> None:
     prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
     big = "y" * 10_000_000
     broken = completion.replace('"x"', '"x' + big, 1).replace("</parameter>", big + "</paramete>", 1)
+    broken = broken.replace("</arg_value>", big + "</arg_valu>", 1)  # GLM-4.5's markup
     assert len(broken) > 10_000_000
     one = outcome(lambda: parse_response(name, broken, prefix=prompt, strict=True))
     assert isinstance(one, tuple) and len(one[1]) < 1000

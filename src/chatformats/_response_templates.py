@@ -110,6 +110,30 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
                         "content_args": {"strip": False}},
         },
     },
+    # "\n<think>" + reasoning|trim + "</think>", "\n" + content|trim, each call
+    # "\n<tool_call>NAME" + "\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>"... +
+    # "\n</tool_call>"; the turn ends at the next role's token (or the end of the text).
+    "glm4_5": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": "<|assistant|>",
+        "fields": {
+            "reasoning_content": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {
+                "open_pattern": r"\s*<tool_call>(?P<name>[^\n]*)\n",
+                "close": "</tool_call>",
+                "repeats": True,
+                "content": "xml-inline",
+                "content_args": {
+                    "tag_pattern": (r"<arg_key>(?P<key>.*?)</arg_key>\n"
+                                    r"<arg_value>(?P<value>.*?)</arg_value>\n"),
+                },
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close_pattern": r"<\|(?:user|observation|endoftext)\|>",
+                        "content": "text"},
+        },
+    },
     "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
@@ -205,6 +229,10 @@ LIMITS: dict[str, tuple[str, ...]] = {
         "the id's index is not checked against the call's position; the section's tokens are "
         "optional around the calls, and a malformed completion (text between calls, an "
         "unclosed section) is read leniently instead of refused",
+    ),
+    "glm4_5": (
+        "a think block opens only where the turn begins",
+        "tool calls are read leniently (text between arguments is skipped) instead of refused",
     ),
     "minicpm_v4_6_thinking": (
         "a think block opens only where the turn begins",
