@@ -588,7 +588,7 @@ def test_think_block_closed_by_the_template() -> None:
     assert parse_response(name, completion, prefix=prompt) == _transformers_parse(name, completion, prompt, None)
 
 
-@pytest.mark.parametrize("name", ["qwen3-tool-agent", "minicpm-v-4.6-thinking"])
+@pytest.mark.parametrize("name", ["qwen3-tool-agent", "minicpm-v-4.6-thinking", "glm-4.5"])
 @pytest.mark.parametrize("before,after", [("", ""), ("", "\n"), ("\n", ""), ("\n\n", "\n\n\n"), ("", "\n\n")])
 def test_newlines_around_close_think(name: str, before: str, after: str) -> None:
     """llama.cpp#20260: a model writing ``</think>`` with fewer or more newlines than the
@@ -1042,3 +1042,29 @@ def test_drift_kimi_one_malformed_call(data: st.DataObject) -> None:
     end = mutated.index("<|tool_call_end|>", at) + len("<|tool_call_end|>")
     assert mutated[begin:end] in one["content"]
     assert "bad-json" in [d["kind"] for d in one.diagnostics]
+
+
+# ------------------------------------------------------------------ GLM-4.5 drift
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data(), space=st.sampled_from([" ", "\n\n", "\t"]), unclosed=st.booleans())
+def test_drift_glm_spacing_and_unclosed_call(data: st.DataObject, space: str,
+                                             unclosed: bool) -> None:
+    """vLLM tests/tool_use (Glm4MoeModelToolParser: whitespace between </arg_key> and
+    <arg_value>, around keys and values, stripped), and a last call without </tool_call> (it
+    ends at the end of the turn): the calls are the turn's own."""
+    name = "glm-4.5"
+    prefix, completion, expected = _drift_case(data, name, calls=1)
+    calls = expected["tool_calls"]
+    assume(all(k == k.strip() and v == v.strip()
+               for c in calls for k, v in c["function"]["arguments"].items()))
+    mutated = completion.replace("</arg_key>\n<arg_value>", "</arg_key>" + space + "<arg_value>")
+    kinds = {"recovered-call"} if mutated != completion else set()
+    if unclosed:  # the model ends the turn with the next role's token
+        assert mutated.endswith("\n</tool_call>")
+        mutated = mutated[:-len("</tool_call>")] + "<|user|>"
+        kinds.add("unclosed-call")
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected
+    assert {d["kind"] for d in one.diagnostics} == kinds

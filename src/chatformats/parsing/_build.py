@@ -162,7 +162,11 @@ def _glm_exact(fmt: str) -> Any:
 
 def _glm_recover(fmt: str, tags: tuple[str, str]) -> Any:
     def read(raw: str, marker: str) -> Outcome:
-        return _recover.glm_call(raw, (tags[0], marker if marker == tags[1] else ""))
+        out = _recover.glm_call(raw, (tags[0], marker if marker == tags[1] else ""))
+        if not out.notes:  # the exact reading refused it: say that it was read leniently
+            out.notes.append(("recovered-call", 0, "a tool call read leniently (whitespace "
+                                                   "around its arguments)"))
+        return out
     return read
 
 
