@@ -58,6 +58,10 @@ CONTROL = {
     "glm4_5": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
                "<arg_value>", "</arg_value>", "<|user|>", "<|observation|>", "<|endoftext|>",
                "<|assistant|>"),
+    "deepseek_v3_1": ("<think>", "</think>", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>",
+                      "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
+                      "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁output▁end｜>",
+                      "<｜User｜>", "<｜tool▁output▁begin｜>", "<｜begin▁of▁sentence｜>"),
     "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
                 "<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|tool_call_begin|>",
                 "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|im_end|>",
@@ -140,7 +144,8 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
             args: Any = draw(json_args(name))
             if family(name) == "minicpm_v4_6_thinking":
                 args = {key: v for key, v in args.items() if key}
-            elif family(name) not in ("llama3_2_vision", "glm4_5") and draw(st.booleans()):
+            elif family(name) == "deepseek_v3_1" or (
+                    family(name) not in ("llama3_2_vision", "glm4_5") and draw(st.booleans())):
                 args = json.dumps(args, ensure_ascii=draw(st.booleans()))
             call: dict[str, Any] = {"type": "function",
                                     "function": {"name": draw(SAFE_NAME), "arguments": args}}
@@ -169,7 +174,7 @@ def _is_query(msg: Any) -> bool:
 #: The grammars whose convention for arguments is a string where the template was given one
 #: (Qwen2.5 writes arguments through tojson whether a mapping or a string: a string reads back
 #: as that string).
-STRING_ARGUMENTS = {"llama3_2_vision", "cogito", "qwen2_5_instruct", "kimi_k2"}
+STRING_ARGUMENTS = {"llama3_2_vision", "cogito", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"}
 
 
 def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
@@ -200,7 +205,7 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
             reasoning = ""
     elif family(name) in ("minicpm_v4_6_thinking", "glm4_5"):
         reasoning, content = reasoning.strip(), content.strip()
-    elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct", "kimi_k2"):
+    elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"):
         reasoning = ""  # the template has no reasoning: content as given
     elif family(name) == "cogito":
         reasoning, content = "", content.strip()
@@ -255,6 +260,7 @@ VARIABLES = {
     "qwen3_instruct_2507": st.just({}),
     "qwen2_5_instruct": st.just({}),
     "kimi_k2": st.just({}),
+    "deepseek_v3_1": st.just({}),
     "glm4_5": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
     "llama3_2_vision": st.just({}),
 }
@@ -274,6 +280,8 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
         args: Any = draw(json_args(name))
         if family(name) == "minicpm_v4_6_thinking":
             args = {key: v for key, v in args.items() if key}
+        elif family(name) == "deepseek_v3_1":  # the template takes only string arguments
+            args = json.dumps(args)
         m.setdefault("tool_calls", []).append(
             {"type": "function", "function": {"name": draw(SAFE_NAME), "arguments": args}})
     variables = draw(VARIABLES[family(name)])
@@ -388,6 +396,7 @@ def test_round_trip_one_character_at_a_time(name: str) -> None:
          "reasoning": "\nhm\n",
          "tool_calls": [{"id": "a1b2c3", "type": "function",
                          "function": {"name": "search", "arguments": {"query": "x", "limit": 2}}}]}
+    _string_arguments(name, m)
     prompt = chatformats.apply_chat_template(name, p, add_generation_prompt=True, now=NOW)
     full = chatformats.apply_chat_template(name, p + [m], now=NOW)
     anchor = grammar(name).ANCHOR
@@ -444,6 +453,8 @@ PREFIXES = {
     "qwen3_instruct_2507": ["", "<|im_start|>assistant\n"],
     "qwen2_5_instruct": ["", "<|im_start|>assistant\n"],
     "kimi_k2": ["", "<|im_assistant|>assistant<|im_middle|>"],
+    "deepseek_v3_1": ["", "<｜Assistant｜></think>", "<｜Assistant｜><think>",
+                      "<｜tool▁output▁end｜>"],
     "glm4_5": ["", "<|assistant|>", "<|assistant|>\n<think></think>"],
     "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
@@ -543,6 +554,9 @@ def test_agrees_with_transformers(name: str, data: st.DataObject) -> None:
         # LIMITS: the cogito response_template cannot keep tool-call ids.
         for call in ours.get("tool_calls", []):
             call.pop("id", None)
+    if family(name) == "deepseek_v3_1" and not any(a in prefix for a in grammar(name).ANCHOR):
+        # LIMITS: a prefix with no turn yet (no anchor) is read whole by transformers.
+        assume(False)
     assert ours == theirs
 
 
@@ -570,7 +584,18 @@ def test_work_is_linear(name: str, unit: str) -> None:
 # ------------------------------------------------------------------ engine regressions
 
 
+def _string_arguments(name: str, m: dict[str, Any]) -> None:
+    """DeepSeek-V3.1's template takes only string arguments: ``m``'s become their JSON, in
+    place (so that the canonical form of ``m`` is taken of what was rendered)."""
+    if family(name) == "deepseek_v3_1":
+        for call in m.get("tool_calls") or []:
+            fn = call["function"]
+            if not isinstance(fn["arguments"], str):
+                fn["arguments"] = json.dumps(fn["arguments"])
+
+
 def _render_turn(name: str, m: dict[str, Any], **variables: Any) -> tuple[str, str]:
+    _string_arguments(name, m)
     p = [{"role": "user", "content": "What is 2+2?"}]
     prompt = chatformats.apply_chat_template(name, p, add_generation_prompt=True, now=NOW, **variables)
     full = chatformats.apply_chat_template(name, p + [m], now=NOW, **variables)
@@ -661,12 +686,14 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
         broken = completion.replace("</parameter>", "</paramete>", 1)
     elif family(name) == "glm4_5":
         broken = completion.replace("</arg_value>", "</arg_valu>", 1)
+    elif family(name) == "deepseek_v3_1":  # string arguments: break the markup instead
+        broken = completion.replace("<｜tool▁sep｜>", "<｜tool▁se｜>", 1)
     else:
         broken = completion.replace('"x"', '"x', 1)
     assert broken != completion
     with pytest.raises(ParseError) as ours:
         parse_response(name, broken, prefix=prompt, strict=True)
-    if family(name) in ("minicpm_v4_6_thinking", "glm4_5"):
+    if family(name) in ("minicpm_v4_6_thinking", "glm4_5", "deepseek_v3_1"):
         return  # transformers' xml-inline skips what its tag pattern does not match
     with pytest.raises(ValueError) as theirs:
         _transformers_parse(name, broken, prompt, None)
@@ -965,6 +992,7 @@ def test_error_quotes_a_bounded_excerpt(name: str) -> None:
     big = "y" * 10_000_000
     broken = completion.replace('"x"', '"x' + big, 1).replace("</parameter>", big + "</paramete>", 1)
     broken = broken.replace("</arg_value>", big + "</arg_valu>", 1)  # GLM-4.5's markup
+    broken = broken.replace("<｜tool▁sep｜>", big + "<｜tool▁se｜>", 1)  # DeepSeek-V3.1's
     assert len(broken) > 10_000_000
     one = outcome(lambda: parse_response(name, broken, prefix=prompt, strict=True))
     assert isinstance(one, tuple) and len(one[1]) < 1000

@@ -134,6 +134,30 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
                         "content": "text"},
         },
     },
+    # After <｜Assistant｜> (or a tool result or an assistant turn, after which the template
+    # writes no header): an
+    # optional reasoning block (the closing </think> the header holds ends an empty one), the
+    # content, each call's NAME and its arguments as the text written.
+    "deepseek_v3_1": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": ["<｜Assistant｜>", "<｜tool▁output▁end｜>", "<｜end▁of▁sentence｜>"],
+        "fields": {
+            "reasoning_content": {"open_pattern": r"\A<think>|\A(?=</think>)", "close": "</think>",
+                                  "content": "text", "content_args": {"strip": False}},
+            "tool_calls": {
+                "open_pattern": (r"(?:<｜tool▁calls▁begin｜>)?<｜tool▁call▁begin｜>"
+                                 r"(?P<name>.*?)<｜tool▁sep｜>"),
+                "close_pattern": r"<｜tool▁call▁end｜>(?:<｜tool▁calls▁end｜>)?",
+                "repeats": True,
+                "content": "text",
+                "content_args": {"strip": False},
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close": "<｜end▁of▁sentence｜>", "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
     "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
@@ -233,6 +257,12 @@ LIMITS: dict[str, tuple[str, ...]] = {
     "glm4_5": (
         "a think block opens only where the turn begins",
         "tool calls are read leniently (text between arguments is skipped) instead of refused",
+    ),
+    "deepseek_v3_1": (
+        "a think block opens only where the turn begins; a malformed completion (text between "
+        "or after tool calls, a call without <｜tool▁sep｜>) is read leniently instead of refused",
+        "a prefix with none of the anchors (no user turn, tool result or assistant turn yet) is "
+        "read whole, system prompt included, instead of ignored",
     ),
     "minicpm_v4_6_thinking": (
         "a think block opens only where the turn begins",
