@@ -69,6 +69,95 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    # As Qwen3 Instruct-2507's: no reasoning region, the "\n" before a tool call belongs to its
+    # opening.  A string argument the template wrote through tojson is a JSON string, which the
+    # json parser reads back as that string, as this package's parser does.
+    "qwen2_5_instruct": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _IM_ASSISTANT,
+        "fields": {
+            "tool_calls": {
+                "open_pattern": r"\n?<tool_call>",
+                "close": "</tool_call>",
+                "repeats": True,
+                "content": "json",
+                "transform": {"type": "function", "function": "{content}"},
+            },
+            "content": {
+                "close_pattern": r"<\|im_end\|>\n?",
+                "content": "text",
+                "content_args": {"strip": False},
+            },
+        },
+    },
+    # Content, then the section: its opening token is read with the first call's opening, its
+    # closing token with the last call's closing.  The id is the one written, functions.NAME:K.
+    "kimi_k2": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": "<|im_assistant|>assistant<|im_middle|>",
+        "fields": {
+            "tool_calls": {
+                "open_pattern": (r"(?:<\|tool_calls_section_begin\|>)?<\|tool_call_begin\|>"
+                                 r"(?P<id>functions\.(?P<name>.*?):\d+)"
+                                 r"<\|tool_call_argument_begin\|>"),
+                "close_pattern": r"<\|tool_call_end\|>(?:<\|tool_calls_section_end\|>)?",
+                "repeats": True,
+                "content": "json",
+                "transform": {"id": "{id}", "type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close": "<|im_end|>", "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
+    # "\n<think>" + reasoning|trim + "</think>", "\n" + content|trim, each call
+    # "\n<tool_call>NAME" + "\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>"... +
+    # "\n</tool_call>"; the turn ends at the next role's token (or the end of the text).
+    "glm4_5": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": "<|assistant|>",
+        "fields": {
+            "reasoning_content": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {
+                "open_pattern": r"\s*<tool_call>(?P<name>[^\n]*)\n",
+                "close": "</tool_call>",
+                "repeats": True,
+                "content": "xml-inline",
+                "content_args": {
+                    "tag_pattern": (r"<arg_key>(?P<key>.*?)</arg_key>\n"
+                                    r"<arg_value>(?P<value>.*?)</arg_value>\n"),
+                },
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close_pattern": r"<\|(?:user|observation|endoftext)\|>",
+                        "content": "text"},
+        },
+    },
+    # After <｜Assistant｜> (or a tool result or an assistant turn, after which the template
+    # writes no header): an
+    # optional reasoning block (the closing </think> the header holds ends an empty one), the
+    # content, each call's NAME and its arguments as the text written.
+    "deepseek_v3_1": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": ["<｜Assistant｜>", "<｜tool▁output▁end｜>", "<｜end▁of▁sentence｜>"],
+        "fields": {
+            "reasoning_content": {"open_pattern": r"\A<think>|\A(?=</think>)", "close": "</think>",
+                                  "content": "text", "content_args": {"strip": False}},
+            "tool_calls": {
+                "open_pattern": (r"(?:<｜tool▁calls▁begin｜>)?<｜tool▁call▁begin｜>"
+                                 r"(?P<name>.*?)<｜tool▁sep｜>"),
+                "close_pattern": r"<｜tool▁call▁end｜>(?:<｜tool▁calls▁end｜>)?",
+                "repeats": True,
+                "content": "text",
+                "content_args": {"strip": False},
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close": "<｜end▁of▁sentence｜>", "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
     "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
@@ -155,6 +244,25 @@ LIMITS: dict[str, tuple[str, ...]] = {
     "qwen3_instruct_2507": (
         "a malformed completion (text between or after tool calls, unclosed blocks) is read "
         "leniently instead of refused",
+    ),
+    "qwen2_5_instruct": (
+        "a malformed completion (text between or after tool calls, unclosed blocks) is read "
+        "leniently instead of refused",
+    ),
+    "kimi_k2": (
+        "the id's index is not checked against the call's position; the section's tokens are "
+        "optional around the calls, and a malformed completion (text between calls, an "
+        "unclosed section) is read leniently instead of refused",
+    ),
+    "glm4_5": (
+        "a think block opens only where the turn begins",
+        "tool calls are read leniently (text between arguments is skipped) instead of refused",
+    ),
+    "deepseek_v3_1": (
+        "a think block opens only where the turn begins; a malformed completion (text between "
+        "or after tool calls, a call without <｜tool▁sep｜>) is read leniently instead of refused",
+        "a prefix with none of the anchors (no user turn, tool result or assistant turn yet) is "
+        "read whole, system prompt included, instead of ignored",
     ),
     "minicpm_v4_6_thinking": (
         "a think block opens only where the turn begins",

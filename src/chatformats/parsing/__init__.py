@@ -131,8 +131,14 @@ class ResponseParser:
         self._error: ParseError | None = None
         self._closed = False
         self.final_events: list[dict[str, Any]] = []
-        at = prefix.rfind(g.ANCHOR)
-        tail = prefix[at + len(g.ANCHOR):] if at >= 0 else ""
+        # The assistant header (or several: DeepSeek-V3.1's turn after a tool result has none,
+        # it follows <｜tool▁output▁end｜>): the turn is read after the last of them.
+        start = -1
+        for anchor in (g.ANCHOR if isinstance(g.ANCHOR, tuple) else (g.ANCHOR,)):
+            at = prefix.rfind(anchor)
+            if at >= 0:
+                start = max(start, at + len(anchor))
+        tail = prefix[start:] if start >= 0 else ""
         self._scanner.offset = -len(tail)
         self.initial_events = self._run(tail, False)
         if self._scanner.state.name == "end":

@@ -4,11 +4,12 @@ end-of-turn token (Qwen3 2507, the Qwen3 tool agent, MiniCPM-V 4.6, and the Qwen
 Qwen3-Coder family to come).  A description (``grammars.DESCRIPTIONS``) is plain data:
 
 ``name``, ``anchor`` (the assistant header the prefix is read after), ``end`` (the end-of-turn
-token); ``think`` (None, or ``{"open", "close", "strip"}``: ``strip`` ``"\\n"`` is the
+token, or a tuple of them); ``think`` (None, or ``{"open", "close", "strip"}``: ``strip`` ``"\\n"`` is the
 template's ``reasoning.strip("\\n")``, ``"space"`` its ``|trim``); ``content`` (``"qwen"``: verbatim,
 after a think block less its leading newlines, less the one newline the template writes before
 the first call; ``"trim"``: ``|trim``); ``calls`` (``{"open", "close", "body"}``, ``body`` one
-of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}``, ``"xml"`` is
+of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}`` (``"json_string"``: the
+same with string arguments kept as strings), ``"xml"`` is
 ``\\n<function=NAME>\\n`` + ``<parameter=KEY>\\nVALUE\\n</parameter>\\n``... + ``</function>\\n``).
 
 :func:`build` turns it into the exact table (the template's inverse) and the recovering one
@@ -49,16 +50,24 @@ def _table(*states: State) -> dict[str, State]:
 # -- call bodies: (exact reader, recovering reader), each given the format's name and tags
 
 
-def _json_exact(fmt: str) -> Any:
+def _json_exact(fmt: str, strings: bool = False) -> Any:
     def read(raw: str, marker: str) -> Any:
-        return _json.function_call(fmt, _json.load(fmt, raw), raw)
+        return _json.function_call(fmt, _json.load(fmt, raw), raw, strings=strings)
     return read
 
 
-def _json_recover(fmt: str, tags: tuple[str, str]) -> Any:
+def _json_recover(fmt: str, tags: tuple[str, str], strings: bool = False) -> Any:
     def read(raw: str, marker: str) -> Outcome:
-        return _recover.json_calls(raw, False, (tags[0], marker if marker == tags[1] else ""))
+        return _recover.json_calls(raw, strings, (tags[0], marker if marker == tags[1] else ""))
     return read
+
+
+def _json_string_exact(fmt: str) -> Any:
+    return _json_exact(fmt, True)
+
+
+def _json_string_recover(fmt: str, tags: tuple[str, str]) -> Any:
+    return _json_recover(fmt, tags, True)
 
 
 _FUNCTION = "\n<function="
@@ -110,11 +119,67 @@ def _xml_recover(fmt: str, tags: tuple[str, str]) -> Any:
     return read
 
 
+_KEY = "\n<arg_key>"
+_KEY_CLOSE = "</arg_key>\n<arg_value>"
+_VALUE_CLOSE = "</arg_value>"
+
+
+def _glm_exact(fmt: str) -> Any:
+    def read(raw: str, marker: str) -> Any:
+        """``NAME`` (``\\n<arg_key>KEY</arg_key>\\n<arg_value>VALUE</arg_value>``)* ``\\n``
+        (GLM-4.5's template L73-79: the values are text, a non-string through tojson)."""
+        pos = 0
+
+        def fail(what: str) -> ParseError:
+            return ParseError(f"{fmt}: malformed tool call, expected {what} at offset {pos} of "
+                              f"{excerpt(raw)}")
+
+        first = raw.find(_KEY)
+        if first < 0:
+            if not raw.endswith("\n"):
+                pos = len(raw)
+                raise fail("'\\n' before '</tool_call>'")
+            return {"type": "function", "function": {"name": raw[:-1], "arguments": {}}}
+        name = raw[:first]
+        pos = first
+        arguments: dict[str, str] = {}
+        while raw.startswith(_KEY, pos):
+            key_end = raw.find(_KEY_CLOSE, pos + len(_KEY))
+            if key_end < 0:
+                raise fail(repr(_KEY_CLOSE))
+            value_at = key_end + len(_KEY_CLOSE)
+            value_end = raw.find(_VALUE_CLOSE, value_at)
+            if value_end < 0:
+                pos = value_at
+                raise fail(repr(_VALUE_CLOSE))
+            arguments[raw[pos + len(_KEY):key_end]] = raw[value_at:value_end]
+            pos = value_end + len(_VALUE_CLOSE)
+        if raw[pos:] != "\n":
+            raise fail("'\\n<arg_key>' or '\\n' ending the call")
+        return {"type": "function", "function": {"name": name, "arguments": arguments}}
+    return read
+
+
+def _glm_recover(fmt: str, tags: tuple[str, str]) -> Any:
+    def read(raw: str, marker: str) -> Outcome:
+        out = _recover.glm_call(raw, (tags[0], marker if marker == tags[1] else ""))
+        if not out.notes:  # the exact reading refused it: say that it was read leniently
+            out.notes.append(("recovered-call", 0, "a tool call read leniently (whitespace "
+                                                   "around its arguments)"))
+        return out
+    return read
+
+
 #: The call syntaxes a description may name: body -> (exact reader, recovering reader,
 #: the text after the opening tag that a call in unclosed reasoning must begin with).
 BODIES = {
     "json": (_json_exact, _json_recover, ""),
+    # The same JSON, where the template writes the arguments through ``tojson`` whether they
+    # are a mapping or a string (Qwen2.5): a string reads back as the string it was.
+    "json_string": (_json_string_exact, _json_string_recover, ""),
     "xml": (_xml_exact, _xml_recover, "\n<function="),
+    # GLM-4.5: NAME, then <arg_key>KEY</arg_key> <arg_value>VALUE</arg_value> pairs.
+    "glm": (_glm_exact, _glm_recover, ""),
 }
 
 
@@ -141,12 +206,15 @@ def _content(mode: str, call_open: str, after_think: bool) -> Any:
 
 def build(d: dict[str, Any]) -> Grammar:
     """The exact and the recovering table of description ``d`` (see the module docstring)."""
-    name, end = d["name"], d["end"]
+    name = d["name"]
+    # One end-of-turn token, or several (GLM-4.5's turn ends at the next role's token).
+    ends = d["end"] if isinstance(d["end"], tuple) else (d["end"],)
+    end_markers = tuple((e, "end", False) for e in ends)
     calls, think = d["calls"], d.get("think")
     call_open, call_close = calls["open"], calls["close"]
     exact_body, recover_body, opener_tail = BODIES[calls["body"]]
     read_exact = exact_body(name)
-    after_content = ((call_open, "call", False), (end, "end", False))
+    after_content = ((call_open, "call", False),) + end_markers
     content_mode = d["content"]
 
     exact: list[State] = []
@@ -163,14 +231,17 @@ def build(d: dict[str, Any]) -> Grammar:
         # In unclosed reasoning, the tool-call opener ends the reasoning (vLLM's
         # Qwen3ReasoningParser: <tool_call> is an implicit end of reasoning); for XML calls only
         # when <function= follows, as vLLM's lookahead requires.
+        # A think opener the template writes after whitespace ("\n<think>") is also found
+        # without it, after any whitespace (rule 5 of _scan).
+        think_leads = ((t_open, "think", False),) + (
+            ((t_open.lstrip(), "think", False),) if t_open != t_open.lstrip() else ())
         opener = call_open + opener_tail
         target = "call_in_think" if opener_tail else "call"
         recover += [
-            State("start", "content", leads=((t_open, "think", False),), lead_miss="content",
-                  lead_space=True),
+            State("start", "content", leads=think_leads, lead_miss="content", lead_space=True),
             State("think", "reasoning_content",
                   markers=((t_close, "after_think", False), (opener, target, False)),
-                  leads=((t_open, "think", False),), lead_miss="think", lead_space=True,
+                  leads=think_leads, lead_miss="think", lead_space=True,
                   value=_strip(think["strip"]), eager=True,
                   notes={opener: ("reasoning-ended-by-call",
                                   f"{call_open!r} inside unclosed reasoning ends it")}),
@@ -193,18 +264,19 @@ def build(d: dict[str, Any]) -> Grammar:
     ]
     unclosed = ("unclosed-call", f"a tool call without {call_close!r}")
     call_value = _recover.exact_or(read_exact, recover_value)
-    call_markers = ((call_close, "between", False), (call_open, "call", False), (end, "end", False))
+    call_markers = ((call_close, "between", False), (call_open, "call", False)) + end_markers
+    unclosed_at = {call_open: unclosed, **{e: unclosed for e in ends}}
     if opener_tail:
         # The call whose opener (with what must follow it) ended the reasoning.
         recover.append(State("call_in_think", "tool_calls", markers=call_markers,
                              value=lambda raw, marker: call_value(opener_tail + raw, marker),
-                             eager=True, notes={call_open: unclosed, end: unclosed}))
+                             eager=True, notes=dict(unclosed_at)))
     recover += [
         State("content", "content", markers=_recover_after(after_content, calls),
               value=_content(content_mode, call_open, False)),
         # A call left open ends at the next opener or at the end of the turn.
         State("call", "tool_calls", markers=call_markers, value=call_value, eager=True,
-              notes={call_open: unclosed, end: unclosed}),
+              notes=dict(unclosed_at)),
         # A call inside a think block that the model closes after it: the closer is dropped and
         # what follows is the answer (vLLM tests/reasoning/test_qwen3_tool_call_recovery.py:
         # the call leaves the reasoning, the text after </think> stays content).
@@ -221,8 +293,8 @@ def build(d: dict[str, Any]) -> Grammar:
     if calls["body"] == "xml":
         # <function=...> without the <tool_call> wrapper (vLLM's Qwen3CoderToolParser falls
         # back to the whole output when there is no <tool_call>): read up to </function>.
-        recover.append(State("bare_call", "tool_calls", markers=(("</function>", "between", False),
-                                                                  (end, "end", False)),
+        recover.append(State("bare_call", "tool_calls", markers=(("</function>", "between", False),)
+                                                         + end_markers,
                              value=_bare_call, eager=True))
     if calls["body"] == "xml":
         for st in recover:

@@ -132,3 +132,59 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
         notes.append(("stray-text", end, "text after </function> kept as content"))
         parts.append(("content", rest.strip("\n")))
     return Outcome(parts, notes)
+
+
+_ARG_KEY, _ARG_KEY_END, _ARG_VALUE, _ARG_VALUE_END = ("<arg_key>", "</arg_key>", "<arg_value>",
+                                                      "</arg_value>")
+
+
+def glm_call(raw: str, wrap: tuple[str, str]) -> Outcome:
+    """A GLM-4.5 call, read as vLLM's Glm4MoeModelToolParser reads one
+    (``glm4_moe_tool_parser.py`` at 5a314e9: the name is the first line, each argument
+    ``<arg_key>KEY</arg_key>``, whitespace, ``<arg_value>VALUE</arg_value>``, key and value
+    stripped); here the name also ends at ``<arg_key>``, a value without ``</arg_value>`` runs
+    to the end, and text outside the pairs is content.  No name: the text is content."""
+    notes: list[tuple[str, int, str]] = []
+    cut = [i for i in (raw.find("\n"), raw.find(_ARG_KEY)) if i >= 0]
+    name_end = min(cut) if cut else len(raw)
+    name = raw[:name_end].strip()
+    if not name:
+        return Outcome([("content", wrap[0] + raw + wrap[1])],
+                       [("not-a-call", 0, "a tool call without a name kept as content")])
+    arguments: dict[str, str] = {}
+    stray_text: list[str] = []
+    pos = name_end
+    n = len(raw)
+    while pos < n:
+        k = raw.find(_ARG_KEY, pos)
+        if k < 0:
+            break
+        stray_text.append(raw[pos:k])
+        key_end = raw.find(_ARG_KEY_END, k + len(_ARG_KEY))
+        if key_end < 0:
+            break
+        v = key_end + len(_ARG_KEY_END)
+        while v < n and raw[v] in " \t\r\n":
+            v += 1
+        if not raw.startswith(_ARG_VALUE, v):
+            stray_text.append(raw[k:v])
+            pos = v
+            continue
+        value_end = raw.find(_ARG_VALUE_END, v + len(_ARG_VALUE))
+        key = raw[k + len(_ARG_KEY):key_end].strip()
+        if value_end < 0:
+            notes.append(("missing-close", v, f"argument {key[:40]!r} without </arg_value>"))
+            arguments[key] = raw[v + len(_ARG_VALUE):].strip()
+            pos = n
+            break
+        arguments[key] = raw[v + len(_ARG_VALUE):value_end].strip()
+        pos = value_end + len(_ARG_VALUE_END)
+    stray_text.append(raw[pos:])
+    parts: list[tuple[str, Any]] = [
+        ("tool_calls", [{"type": "function", "function": {"name": name, "arguments": arguments}}])]
+    rest = "".join(t for t in stray_text if t.strip())
+    if rest:
+        notes.append(("stray-text", name_end, "text inside a tool call outside its arguments "
+                                              "kept as content"))
+        parts.append(("content", rest.strip("\n")))
+    return Outcome(parts, notes)

@@ -19,7 +19,8 @@ Rules the scanner implements:
 4. Text of a structural state (region ``None``) may only be whitespace, unless the state
    ignores text (after the end of the turn, where a server stops reading).
 5. A state with ``lead_space`` (the recovering tables') also finds its lead markers after up to
-   :data:`LEAD_SPACE` whitespace characters (a model that writes ``\n<think>``); a lead whose
+   :data:`LEAD_SPACE` whitespace characters (a model that writes ``\n<think>``; a lead that
+   begins with whitespace itself is tried first where the state begins); a lead whose
    target is the state itself is a duplicate opener (``<think>`` after a prefill that opened the
    block): it is dropped and the state goes on.
 6. A state's ``value(raw, marker)`` may return an :class:`Outcome`: the values of several
@@ -291,7 +292,10 @@ class Scanner:
             st = self.state
             if st.leads and self.fresh:
                 skip = 0
-                if st.lead_space:
+                # A lead that itself begins with whitespace (GLM's "\n<think>") is tried where
+                # the state begins, before any whitespace is skipped.
+                if st.lead_space and not any(lit[0] in _SPACE and buf.startswith(lit, pos)
+                                             for lit, _, _ in st.leads):
                     limit = min(len(buf), pos + LEAD_SPACE)
                     while pos + skip < limit and buf[pos + skip] in _SPACE:
                         skip += 1

@@ -33,6 +33,34 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "content": "qwen",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json"},
     },
+    # ports/_qwen2_5.py, L22-39 (both Qwen2.5 Instruct texts: they differ only in the system
+    # turn's tool instructions): a turn without calls is its content as given (a <think> in it
+    # is content: the template has no reasoning); with calls, the content (when not empty),
+    # then each call '\n<tool_call>\n{"name": "NAME", "arguments": ARGS|tojson}\n</tool_call>'
+    # (the header's "\n" is the first call's when the content is empty), "<|im_end|>\n".
+    # ARGS goes through tojson whether a mapping or a string: a string reads back as a string.
+    "qwen2_5_instruct": {
+        "name": "qwen2.5-instruct",
+        "anchor": _IM_ASSISTANT,
+        "end": "<|im_end|>",
+        "think": None,
+        "content": "qwen",
+        "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json_string"},
+    },
+    # ports/glm4_5.py, L48-80: "\n<think>" + reasoning.strip() + "</think>" (after the last user
+    # message and when there is reasoning; else "\n<think></think>", which the generation prompt
+    # holds with enable_thinking false), then "\n" + content.strip() when not empty, then each
+    # call "\n<tool_call>NAME" + "\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>" per
+    # argument (a string as is, anything else through tojson) + "\n</tool_call>".  No end-of-
+    # turn token: the model ends the turn with the next role's token.
+    "glm4_5": {
+        "name": "glm-4.5",
+        "anchor": "<|assistant|>",
+        "end": ("<|user|>", "<|observation|>", "<|endoftext|>"),
+        "think": {"open": "\n<think>", "close": "</think>", "strip": "space"},
+        "content": "trim",
+        "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "glm"},
+    },
     # ports/minicpm_v4_6_thinking.py: "<think>\n" + reasoning|trim + "\n</think>\n\n" +
     # content|trim (the generation prompt holds "<think>\n", or the closed block
     # "<think>\n\n</think>\n\n" with enable_thinking=false); each call "<tool_call>\n<function=NAME>\n"

@@ -26,8 +26,8 @@ SPEC = Spec(
     variables=("add_generation_prompt", "bos_token", "thinking"),
     calls=frozenset(["namespace"]),
     content_format="string",
-    # DeepSeek's tool-call tokens need a grammar of their own (a later step).
-    grammar="",
+    # DeepSeek's tool-call tokens: a grammar of its own (parsing/deepseek_v3_1.py).
+    grammar="deepseek_v3_1",
     tests=Tests(
         variables={"bos_token": ("<｜begin▁of▁sentence｜>",), "thinking": "flag",
                    "add_generation_prompt": "flag"},

@@ -27,9 +27,9 @@ SPEC = Spec(
     variables=("add_generation_prompt", "enable_thinking", "tools"),
     calls=frozenset(["namespace"]),
     content_format="openai",
-    # No parser yet: a completion is a think block, content and <tool_call>NAME calls whose
-    # arguments are <arg_key>/<arg_value> pairs (no existing grammar reads them).
-    grammar="",
+    # A think block, content and <tool_call>NAME calls whose arguments are <arg_key>/<arg_value>
+    # pairs: a described grammar with a call body of its own (parsing/_build.py's "glm").
+    grammar="glm4_5",
     tests=Tests(
         variables={"tools": "tools", "add_generation_prompt": "flag", "enable_thinking": "flag"},
         # Together these run every line of the template: tools and the generation prompt with

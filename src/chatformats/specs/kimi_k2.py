@@ -52,9 +52,9 @@ SPEC = Spec(
     variables=("add_generation_prompt", "tools"),
     calls=frozenset(),
     content_format="openai",
-    # No parser yet: a completion is content, or content and one <|tool_calls_section_begin|> ...
-    # <|tool_calls_section_end|> section of functions.NAME:INDEX calls (no existing grammar).
-    grammar="",
+    # Content, then one <|tool_calls_section_begin|> ... <|tool_calls_section_end|> section of
+    # functions.NAME:INDEX calls: a grammar of its own (parsing/kimi_k2.py).
+    grammar="kimi_k2",
     tests=Tests(
         variables={"tools": "tools", "add_generation_prompt": "flag"},
         # Together these run every line of the template: tools and the generation prompt, the
