@@ -23,6 +23,10 @@ def test_source_is_valid_for_python_3_9():
 #: reference side (jinja2 at its top, transformers and tokenizers inside its pipeline-layer
 #: functions); nothing on the render path imports it.
 ENGINE_IMPORT_EXEMPTION = "verify.py"
+#: The CLI's ``render --parquet --ids TOKENIZER_JSON`` loads the file it is given with the
+#: tokenizers library (a command line has no tokenizer object to be handed): that one import,
+#: inside that one function, and nothing else of the package.
+TOKENIZER_FILE_LOADER = ("cli/parquet.py", "import tokenizers  # the caller's tokenizer library, on this path only")
 ENGINES = ("jinja2", "transformers", "tokenizers")
 _ENGINE_IMPORT = re.compile(r"\s*(import|from)\s+(%s)\b" % "|".join(ENGINES))
 _ENGINE_BY_NAME = re.compile(r"""import_module\(\s*["'](%s)\b""" % "|".join(ENGINES))
@@ -36,7 +40,8 @@ def test_no_dynamic_code_and_no_template_engine_imports():
             dynamic = re.search(r"(^|[^.\w])(exec|eval|compile)\(", line)
             # Importing an engine by name (importlib) is an import too: no way around the rule.
             engine = _ENGINE_IMPORT.match(line) or _ENGINE_BY_NAME.search(line)
-            if dynamic or (engine and relative != ENGINE_IMPORT_EXEMPTION):
+            loader = (relative, line.strip()) == TOKENIZER_FILE_LOADER
+            if dynamic or (engine and relative != ENGINE_IMPORT_EXEMPTION and not loader):
                 offenders.append(f"{relative}:{number}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
 

@@ -131,7 +131,7 @@ __all__ = [
 NESTING_LIMIT = _core.NESTING_LIMIT
 
 _entry = _registry.entry
-_spans: Any = None  # chatformats._spans once render_spans has loaded it
+_render_spans = _registry.render_spans
 
 
 def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
@@ -165,13 +165,7 @@ def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None 
     ``.text`` is exactly what :func:`render` returns for the same arguments (and which fails
     where it fails), ``.spans`` say which input value each character came from and
     ``.assistant_spans`` what the model generates (``docs/spans.md``)."""
-    global _spans
-    if _spans is None:  # loaded on first use, then a global (an import statement per call
-        from . import _spans  # costs a tenth of a short chat's render)
-    port, calls = _entry(name, variables, strict)
-    recorder = _spans.Recorder()
-    text = _core.render(name, port, calls, messages, now, variables, recorder)
-    rendering: Rendering = _spans.build(text, recorder)
+    rendering: Rendering = _render_spans(name, messages, now, strict, variables)
     return rendering
 
 

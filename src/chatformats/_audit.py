@@ -330,13 +330,10 @@ def _locate(text: str, spans: Any, roots: Mapping[str, Any]) -> dict[int, tuple[
 def template_layer(name: Any, messages: Any, now: Any, strict: bool,
                    variables: dict[str, Any]) -> tuple[Rendering, tuple[Finding, ...]]:
     """``render_spans(name, messages, now=now, strict=strict, **variables)`` and its findings."""
-    from . import _core, _registry, _spans
+    from . import _registry
 
-    port, calls = _registry.entry(name, variables, strict)
+    rendering = _registry.render_spans(name, messages, now, strict, variables)
     fmt = _registry.get_format(name)
-    recorder = _spans.Recorder()
-    text = _core.render(name, port, calls, messages, now, variables, recorder)
-    rendering = _spans.build(text, recorder)
     return rendering, find(rendering, {**variables, "messages": messages}, fmt.control_strings,
                            fmt.special_tokens)
 

@@ -369,4 +369,5 @@ def call_port(name: Any, port: PortFunction, calls: frozenset[str], messages: An
     except Exception as exc:
         from ._safety import unexpected
 
-        raise unexpected(name, port, messages, variables, now, exc, spans is not None) from exc
+        raise unexpected(name, port, messages, variables, now, exc,
+                         None if spans is None else type(spans)) from exc

@@ -207,6 +207,23 @@ def entry(name: Any, variables: Mapping[str, Any], strict: Any,
     return found
 
 
+_spans: Any = None  # chatformats._spans once render_spans has loaded it
+
+
+def render_spans(name: Any, messages: Any, now: Any, strict: Any,
+                 variables: Mapping[str, Any]) -> Any:
+    """The template layer with spans, for every API that wants them (``chatformats.render_spans``,
+    the audit, the Ray stage): :func:`entry`, the render core with a recorder, the
+    :class:`~chatformats.Rendering`."""
+    global _spans
+    if _spans is None:  # loaded on first use, then a global (an import statement per call
+        from . import _spans  # costs a tenth of a short chat's render)
+    port_function, calls = entry(name, variables, strict)
+    recorder = _spans.Recorder()
+    text = _core.render(name, port_function, calls, messages, now, variables, recorder)
+    return _spans.build(text, recorder)
+
+
 def get_format(name: str | ChatFormat) -> ChatFormat:
     """The :class:`ChatFormat` registered under ``name``, or serving ``name`` as a model id.
 

@@ -61,11 +61,11 @@ def concurrent(where: str) -> ConcurrentModification:
 
 
 def unexpected(name: str, port: Callable[..., str], messages: Any, variables: Any, now: Any,
-               exc: Exception, spans: bool = False) -> ChatFormatError:
+               exc: Exception, recorder: Any = None) -> ChatFormatError:
     """The :class:`ChatFormatError` that stands for ``exc``, raised by ``port`` on this input
-    (see the module docstring); ``spans``: the failed call recorded spans, so the copy is
-    rendered with a fresh recorder too (a bug in a port's spans code is a bug, not a change of
-    the input)."""
+    (see the module docstring); ``recorder``: the class of the spans recorder the failed call
+    was given, if any, so the copy is rendered with a fresh one too (a bug in a port's spans
+    code is a bug, not a change of the input)."""
     if is_mutation(exc):
         return concurrent("the input")
     if is_int_digits_limit(exc):
@@ -82,10 +82,8 @@ def unexpected(name: str, port: Callable[..., str], messages: Any, variables: An
             return concurrent("the input")
         return bug
     try:
-        if spans:
-            from ._spans import Recorder
-
-            port(snapshot[0], snapshot[1], now, Recorder())
+        if recorder is not None:
+            port(snapshot[0], snapshot[1], now, recorder())
         else:
             port(snapshot[0], snapshot[1], now)
     except ChatFormatError:

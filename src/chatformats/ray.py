@@ -306,10 +306,10 @@ class IdsStage(RenderStage):
         rendered: list[Any] = []
         try:
             if opts.layer == "template":
-                from . import render_spans
+                from ._registry import render_spans
 
                 encoded = _ids.encode_rendering(
-                    render_spans(opts.format, conv.messages, now=now, **variables), enc, self.safe)
+                    render_spans(opts.format, conv.messages, now, False, variables), enc, self.safe)
                 out = {"input_ids": encoded._ids, "attention_mask": [1] * len(encoded._ids)}
                 if self.masks:
                     out["assistant_masks"] = encoded.assistant_mask

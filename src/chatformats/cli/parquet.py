@@ -61,10 +61,8 @@ def add_ids_option(p: argparse.ArgumentParser) -> None:
 
 def _load_tokenizer(path: str) -> Any:
     """``tokenizers.Tokenizer.from_file(path)``, its failures as input errors."""
-    import importlib
-
     try:
-        tokenizers = importlib.import_module("tokenizers")
+        import tokenizers  # the caller's tokenizer library, on this path only
     except ImportError as exc:
         raise InputError(f"--ids needs the tokenizers library ({exc}): "
                          "python -m pip install tokenizers") from None
