@@ -68,3 +68,22 @@ def examples(name: str, kind: str, cost: float = 1) -> int:
 def own(name: str, cost: float = 1) -> settings:
     """The settings of one of format ``name``'s own properties (``@budget.own(NAME)``)."""
     return settings(max_examples=examples(name, "own", cost))
+
+
+#: How many formats the fixed per-format counts of the other modules were sized for.
+SIZED_FOR = 9
+
+
+def per_format(ci: int, floor: int = 10) -> int:
+    """Examples of a property that runs once per format and was sized at ``ci`` examples when the
+    suite had nine formats (the spans laws, ids, the bridge, generation tags, parsing, the
+    oracle cross-check, odd paths, ...): under ``ci`` its total across the formats stays what it
+    was, ``max(floor, round(ci * 9 / formats))`` each (the same rule as :func:`share`, by count);
+    ``dev`` takes the same fraction of its smaller count, ``deep`` its own count."""
+    profile = settings.default.max_examples
+    ci_count = settings.get_profile("ci").max_examples
+    if profile > ci_count:
+        return profile
+    count = max(floor, round(ci * SIZED_FOR / max(SIZED_FOR, len(chatformats.formats()))))
+    return max(1, count * profile // ci_count)
+

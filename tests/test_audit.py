@@ -26,6 +26,7 @@ from chatformats import ChatFormatError, Finding, _audit
 from chatformats._audit import resolve
 from chatformats._spans import Rendering, Span
 
+from . import budget
 from . import strategies
 
 FORMATS = chatformats.formats()
@@ -290,7 +291,7 @@ def _case(draw: st.DrawFn, name: str) -> tuple[Any, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=100)
+@settings(max_examples=budget.per_format(100))
 @given(data=st.data())
 def test_plant_render_audit(name: str, data: st.DataObject) -> None:
     messages, variables = data.draw(_case(name))

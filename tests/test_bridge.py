@@ -34,12 +34,13 @@ import chatformats
 from chatformats.ids import _message_of
 from chatformats.parsing import family
 
+from . import budget
 from . import bpe
 from .conftest import ci_profile
 from .oracle import FIXED_NOW
 
 FORMATS = chatformats.formats()
-PER_FORMAT = 40 if ci_profile() else settings.default.max_examples
+PER_FORMAT = budget.per_format(40)
 
 TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "Get the weather.",

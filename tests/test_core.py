@@ -21,6 +21,7 @@ from chatformats import (
 )
 from chatformats import _core
 
+from . import budget
 from . import golden, jinja_env, oracle
 from . import strategies as s
 from .parity import assert_parity, depth
@@ -247,7 +248,7 @@ shadowing_values = st.one_of(st.sampled_from([None, 0, 1, "", "x", True, [], {}]
 
 
 @pytest.mark.parametrize("name", PORTED)
-@settings(max_examples=150)
+@settings(max_examples=budget.per_format(150))
 @given(messages=s.conversations, add_generation_prompt=st.booleans(),
        shadowed=st.dictionaries(st.sampled_from(ENVIRONMENT_GLOBALS), shadowing_values, min_size=1))
 @example(messages=[{"role": "user", "content": "hi"}], shadowed={"namespace": 1}, add_generation_prompt=True)

@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 import chatformats
 from chatformats import ChatFormatError
 
+from . import budget
 from . import oracle
 from . import strategies as s
 from . import transformers_oracle as T
@@ -59,8 +60,7 @@ def _script() -> Any:
 
 def examples(ci: int) -> int:
     """``ci`` examples under the ``ci`` profile, fewer under ``dev``, the profile's own under ``deep``."""
-    profile = settings.default.max_examples
-    return min(profile, ci) if profile <= 2000 else profile
+    return budget.per_format(ci)
 
 
 # ------------------------------------------------------------------ the copies

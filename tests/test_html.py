@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import chatformats
 from chatformats import html
 
+from . import budget
 from . import html_check
 
 FORMATS = chatformats.formats()
@@ -108,7 +109,7 @@ def test_tricky_characters(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=30)
+@settings(max_examples=budget.per_format(30))
 @given(data=st.data())
 def test_generated_conversations(name: str, data: st.DataObject) -> None:
     result = html_check.render(name, data.draw(html_check.cases))

@@ -35,6 +35,7 @@ import chatformats
 from chatformats import ChatFormatError
 from chatformats.ids import encoder
 
+from . import budget
 from . import bpe
 from . import oracle
 from . import strategies as s
@@ -44,7 +45,7 @@ from .test_pipeline import call_arguments
 from .test_spans import MESSAGES, template_variables
 
 FORMATS = chatformats.formats()
-PER_FORMAT = 60 if ci_profile() else settings.default.max_examples
+PER_FORMAT = budget.per_format(60)
 KINDS = ["raw", "regex"]
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from . import budget
 from . import golden
 from . import strategies as s
 from .parity import assert_parity
@@ -65,7 +66,7 @@ def one_odd_value(draw: st.DrawFn) -> tuple[list[Any], dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", PORTED)
-@settings(max_examples=60)
+@settings(max_examples=budget.per_format(60))
 @given(case=one_odd_value())
 @example(case=([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "tool_calls": None}], {}))
 @example(case=([{"role": "user", "content": "q"}], {"tools": [{"type": "function", "function": None}]}))
@@ -75,7 +76,7 @@ def test_one_odd_value_at_the_template_layer(name: str, case: tuple[list[Any], d
 
 
 @pytest.mark.parametrize("name", PORTED)
-@settings(max_examples=40)
+@settings(max_examples=budget.per_format(40))
 @given(case=one_odd_value())
 @example(case=([{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [1]}], {}))
 def test_one_odd_value_at_the_pipeline_layer(name: str, case: tuple[list[Any], dict[str, Any]]) -> None:

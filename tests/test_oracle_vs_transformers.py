@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import chatformats
 from chatformats import verify
 
+from . import budget
 from . import jinja_env, oracle
 from . import strategies as s
 
@@ -39,7 +40,7 @@ def as_tuple(outcome: oracle.Outcome | verify.Outcome) -> tuple:
 
 
 @pytest.mark.parametrize("name", chatformats.formats())
-@settings(max_examples=300)
+@settings(max_examples=budget.per_format(300))
 @given(messages=s.conversations, variables=all_variables,
        now=st.sampled_from([oracle.FIXED_NOW, datetime(1999, 12, 31, 23, 59, 59)]))
 def test_three_references_agree(name, messages, variables, now):

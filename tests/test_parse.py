@@ -26,6 +26,7 @@ import chatformats
 from chatformats import ParseError, ResponseParser, parse_response
 from chatformats.parsing import _check_grammars, family, grammar
 
+from . import budget
 from . import strategies as s
 
 NOW = datetime(2024, 7, 26, 12, 0, 0)
@@ -43,8 +44,8 @@ def examples(ci: int) -> int:
     if _PROFILE_EXAMPLES > 2_000:
         return _PROFILE_EXAMPLES // 50
     if not CI:
-        return max(10, ci // 4)
-    return ci
+        return max(10, budget.per_format(ci) // 4)
+    return budget.per_format(ci)
 # The formats that have a parser (formats sharing a grammar share its tables below).
 FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name).grammar]
 

@@ -29,6 +29,7 @@ from chatformats.openai import (
     render_request,
 )
 
+from . import budget
 from . import strategies as s
 from . import transformers_oracle as T
 from .oracle import FIXED_NOW
@@ -242,7 +243,7 @@ def _vllm_arguments(arguments: Any) -> Any:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=budget.per_format(60), suppress_health_check=[HealthCheck.too_slow])
 @given(body=request_bodies())
 @example(body={"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u"}}]}]})
 @example(body={"model": "m", "messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "[1]"}}]}]})

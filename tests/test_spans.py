@@ -40,6 +40,7 @@ from jinja2 import nodes
 import chatformats
 from chatformats import ChatFormatError
 
+from . import budget
 from . import fuzz, jinja_env
 from . import strategies as s
 from . import transformers_oracle
@@ -53,8 +54,8 @@ FORMATS = chatformats.formats()
 from .conftest import ci_profile  # noqa: E402
 
 _CI = ci_profile()
-PER_FORMAT = 150 if _CI else settings.default.max_examples
-PER_FORMAT_PIPELINE = 100 if _CI else settings.default.max_examples
+PER_FORMAT = budget.per_format(150)
+PER_FORMAT_PIPELINE = budget.per_format(100)
 
 
 #: Every format (each port records spans).

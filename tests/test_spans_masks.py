@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 import chatformats
 from chatformats import ChatFormatError
 
+from . import budget
 from . import strategies as s
 from .oracle import FIXED_NOW
 from .test_spans import RECORDED
@@ -143,7 +144,7 @@ def _check(rendering: chatformats.Rendering, kind: str, add_special_tokens: bool
 
 
 @pytest.mark.parametrize("name", RECORDED)
-@settings(max_examples=40, suppress_health_check=list(HealthCheck))
+@settings(max_examples=budget.per_format(40), suppress_health_check=list(HealthCheck))
 @given(chat=s.realistic_conversation(), kind=st.sampled_from(["bpe", "word"]),
        add_special_tokens=st.booleans(), side=st.sampled_from(["right", "left"]),
        max_length=st.one_of(st.none(), st.integers(1, 60)), data=st.data())
