@@ -90,16 +90,31 @@ def index_text() -> str:
 # ---------------------------------------------------------------- the package's template texts
 
 
+def _package_modules() -> dict:
+    return {name: module for name, module in sys.modules.items()
+            if name == "chatformats" or name.startswith("chatformats.")}
+
+
 def registry() -> list:
-    """Every registered format (the source tree's package, as the index now lists it)."""
+    """Every registered format (the source tree's package, as the index now lists it).
+
+    The package is imported afresh (the index may just have been rewritten) and the modules
+    loaded before are put back afterwards: a process that imported chatformats (a test) keeps
+    one copy of it, not the old top-level modules beside fresh submodules (whose error classes
+    and template texts would be other objects)."""
+    before = _package_modules()
     sys.path.insert(0, str(ROOT / "src"))
     try:
-        for name in [m for m in sys.modules if m == "chatformats" or m.startswith("chatformats.")]:
-            del sys.modules[name]  # the index may just have been rewritten
+        for name in before:
+            del sys.modules[name]
         from chatformats import _registry
+
+        return list(_registry.table().values())
     finally:
         sys.path.pop(0)
-    return list(_registry.table().values())
+        for name in _package_modules():
+            del sys.modules[name]
+        sys.modules.update(before)
 
 
 def reference(file: str, sha256: str) -> str:

@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .._jinja import (
     MISSING, attr, item, iterate, length, namespace, need_str, think_split, to_str, tojson,
 )
-from .._record import Record
+from .._record import Record, setters
 from .._spans import Recorder
 
 # L6
@@ -72,14 +72,20 @@ class Namespace(Record, _NamespaceFields):
     __slots__ = ()
 
 
+#: A record built without its constructor; its fields are then written through the
+#: slots' setters (assigning ``__class__`` would raise an audit event on every render).
+_new = object.__new__
+_set_namespace_multi_step_tool = setters(Namespace)["multi_step_tool"]
+_set_namespace_last_query_index = setters(Namespace)["last_query_index"]
+
+
 def _namespace(multi_step_tool: bool, last_query_index: int) -> Namespace:
-    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
-    is written, then made the record's (it is built on every render; a record's own
-    constructor writes through its slots' setters, several times slower)."""
-    made = _NamespaceFields()
-    made.multi_step_tool = multi_step_tool
-    made.last_query_index = last_query_index
-    made.__class__ = Namespace
+    """A :class:`Namespace` built without the record's constructor (it is built on every render): the
+    fields are written through the slots' setters, bound once at import; no ``__class__``
+    assignment, which raises an audit event."""
+    made = _new(Namespace)
+    _set_namespace_multi_step_tool(made, multi_step_tool)
+    _set_namespace_last_query_index(made, last_query_index)
     return made  # type: ignore[return-value]
 
 

@@ -19,7 +19,7 @@ from itertools import islice
 from typing import Any, Mapping, Sequence
 
 from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
-from .._record import Record
+from .._record import Record, setters
 from .._spans import Recorder
 from ..errors import ChatFormatError, TemplateTypeError
 
@@ -78,18 +78,27 @@ class Namespace(Record, _NamespaceFields):
     __slots__ = ()
 
 
+#: A record built without its constructor; its fields are then written through the
+#: slots' setters (assigning ``__class__`` would raise an audit event on every render).
+_new = object.__new__
+_set_namespace_tools = setters(Namespace)["tools"]
+_set_namespace_enable_thinking = setters(Namespace)["enable_thinking"]
+_set_namespace_system_message = setters(Namespace)["system_message"]
+_set_namespace_system_prefix = setters(Namespace)["system_prefix"]
+_set_namespace_start = setters(Namespace)["start"]
+
+
 def _namespace(tools: Any, enable_thinking: Any, system_message: str, system_prefix: str,
                  start: int) -> Namespace:
-    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
-    is written, then made the record's (it is built on every render; a record's own
-    constructor writes through its slots' setters, several times slower)."""
-    made = _NamespaceFields()
-    made.tools = tools
-    made.enable_thinking = enable_thinking
-    made.system_message = system_message
-    made.system_prefix = system_prefix
-    made.start = start
-    made.__class__ = Namespace
+    """A :class:`Namespace` built without the record's constructor (it is built on every render): the
+    fields are written through the slots' setters, bound once at import; no ``__class__``
+    assignment, which raises an audit event."""
+    made = _new(Namespace)
+    _set_namespace_tools(made, tools)
+    _set_namespace_enable_thinking(made, enable_thinking)
+    _set_namespace_system_message(made, system_message)
+    _set_namespace_system_prefix(made, system_prefix)
+    _set_namespace_start(made, start)
     return made  # type: ignore[return-value]
 
 

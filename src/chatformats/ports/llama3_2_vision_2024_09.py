@@ -42,7 +42,7 @@ from .._jinja import (
     to_str,
     trim,
 )
-from .._record import Record
+from .._record import Record, setters
 from .._spans import Recorder
 from ..errors import TemplateError
 from ._llama3 import (
@@ -121,13 +121,18 @@ class Namespace(Record, _NamespaceFields):
     __slots__ = ()
 
 
+#: A record built without its constructor; its fields are then written through the
+#: slots' setters (assigning ``__class__`` would raise an audit event on every render).
+_new = object.__new__
+_set_namespace_has_images = setters(Namespace)["has_images"]
+
+
 def _namespace(has_images: bool) -> Namespace:
-    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
-    is written, then made the record's (it is built on every render; a record's own
-    constructor writes through its slots' setters, several times slower)."""
-    made = _NamespaceFields()
-    made.has_images = has_images
-    made.__class__ = Namespace
+    """A :class:`Namespace` built without the record's constructor (it is built on every render): the
+    fields are written through the slots' setters, bound once at import; no ``__class__``
+    assignment, which raises an audit event."""
+    made = _new(Namespace)
+    _set_namespace_has_images(made, has_images)
     return made  # type: ignore[return-value]
 
 

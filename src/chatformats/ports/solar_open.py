@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .._jinja import MISSING, attr, concat_error, iterate, namespace, need_str, strftime_now, to_str, tojson
-from .._record import Record
+from .._record import Record, setters
 from .._spans import Path, Recorder
 from ..errors import ChatFormatError, TemplateTypeError, UndefinedValueError
 
@@ -112,14 +112,20 @@ class Namespace(Record, _NamespaceFields):
     __slots__ = ()
 
 
+#: A record built without its constructor; its fields are then written through the
+#: slots' setters (assigning ``__class__`` would raise an audit event on every render).
+_new = object.__new__
+_set_namespace_last_user_idx = setters(Namespace)["last_user_idx"]
+_set_namespace_system_messages = setters(Namespace)["system_messages"]
+
+
 def _namespace(last_user_idx: int, system_messages: List[Any]) -> Namespace:
-    """A :class:`Namespace` at the cost of plain attribute writes: the fields' own class
-    is written, then made the record's (it is built on every render; a record's own
-    constructor writes through its slots' setters, several times slower)."""
-    made = _NamespaceFields()
-    made.last_user_idx = last_user_idx
-    made.system_messages = system_messages
-    made.__class__ = Namespace
+    """A :class:`Namespace` built without the record's constructor (it is built on every render): the
+    fields are written through the slots' setters, bound once at import; no ``__class__``
+    assignment, which raises an audit event."""
+    made = _new(Namespace)
+    _set_namespace_last_user_idx(made, last_user_idx)
+    _set_namespace_system_messages(made, system_messages)
     return made  # type: ignore[return-value]
 
 
@@ -194,20 +200,26 @@ class ToolNameIndex(Record, _ToolNameIndexFields):
         return () if where is None else ((self.names[call_id],) + where,)
 
 
+_set_toolnameindex_names = setters(ToolNameIndex)["names"]
+_set_toolnameindex_first = setters(ToolNameIndex)["first"]
+_set_toolnameindex_repeated = setters(ToolNameIndex)["repeated"]
+_set_toolnameindex_errors = setters(ToolNameIndex)["errors"]
+_set_toolnameindex_failure = setters(ToolNameIndex)["failure"]
+
+
 def _tool_name_index(
     names: Dict[str, str], first: Dict[str, Tuple[int, int]], repeated: Dict[str, List[Match]],
     errors: Dict[str, ChatFormatError], failure: Optional[ChatFormatError],
 ) -> ToolNameIndex:
-    """A :class:`ToolNameIndex` at the cost of plain attribute writes: the fields' own class
-    is written, then made the record's (it is built on every render; a record's own
-    constructor writes through its slots' setters, several times slower)."""
-    made = _ToolNameIndexFields()
-    made.names = names
-    made.first = first
-    made.repeated = repeated
-    made.errors = errors
-    made.failure = failure
-    made.__class__ = ToolNameIndex
+    """A :class:`ToolNameIndex` built without the record's constructor (it is built on every render): the
+    fields are written through the slots' setters, bound once at import; no ``__class__``
+    assignment, which raises an audit event."""
+    made = _new(ToolNameIndex)
+    _set_toolnameindex_names(made, names)
+    _set_toolnameindex_first(made, first)
+    _set_toolnameindex_repeated(made, repeated)
+    _set_toolnameindex_errors(made, errors)
+    _set_toolnameindex_failure(made, failure)
     return made  # type: ignore[return-value]
 
 
