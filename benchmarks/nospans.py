@@ -6,7 +6,8 @@ To measure that work (``spans_off.py``), :func:`register` loads a copy of the po
 (and of the sibling modules it imports from, ``_qwen3_2507``, ``llama3_2_vision_2024_09``) with
 the spans code taken out of the syntax tree:
 
-- every ``if`` whose test names ``spans`` is replaced by its ``else`` branch (or nothing);
+- every ``if`` whose test names ``spans`` is replaced by its ``else`` branch (or nothing), but
+  ``if spans is None:`` by its body;
 - ``x if spans is not None else y`` becomes ``y`` (the port's ``out = spans.pieces if ...``);
 - every parameter named ``spans`` and every argument passing ``spans`` is dropped, and any
   other use of the name is ``None`` (``spans is not None``).
@@ -35,6 +36,13 @@ def _names_spans(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Name) and n.id == "spans" for n in ast.walk(node))
 
 
+def _is_none_test(test: ast.expr) -> bool:
+    """``spans is None``."""
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == "spans" and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
+
+
 class _Strip(ast.NodeTransformer):
     def __init__(self, siblings: set[str]) -> None:
         self.siblings = siblings
@@ -42,7 +50,10 @@ class _Strip(ast.NodeTransformer):
     def visit_If(self, node: ast.If) -> Any:
         if _names_spans(node.test):
             kept: list[ast.stmt] = []
-            for statement in node.orelse:  # an elif testing spans again is dropped the same way
+            # `if spans is None:` keeps its body (the plain render's code), any other test of
+            # spans its else branch
+            branch = node.body if _is_none_test(node.test) else node.orelse
+            for statement in branch:  # an elif testing spans again is dropped the same way
                 result = self.visit(statement)
                 kept += result if isinstance(result, list) else [result] if result else []
             return kept or None
@@ -50,7 +61,7 @@ class _Strip(ast.NodeTransformer):
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
         if _names_spans(node.test):
-            return self.visit(node.orelse)
+            return self.visit(node.body if _is_none_test(node.test) else node.orelse)
         return self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> Any:

@@ -33,11 +33,13 @@ template error):
   cogito iterates a ``None`` content and fails (transformers drops ``None`` keys first; the
   template layer does not);
 - one tool call per assistant message: the llama-3.2-vision formats raise on more than one;
+- a tool call's arguments are a mapping, but their JSON text for the DeepSeek formats
+  (``STRING_ARGUMENTS``), whose templates concatenate them to a string;
 - text only, no images: the llama-3.2-vision formats raise on images together with a system message,
   minicpm needs a text user query;
 - every workload has a user query, which minicpm requires.
 
-So only the reasoning field name differs between formats; the manifest records each variant's
+So only the reasoning field name and the arguments' shape differ between formats; the manifest records each variant's
 sha256 separately.
 """
 
@@ -224,15 +226,27 @@ def _result(rng: random.Random, tool: str) -> str:
     return json.dumps(payload, ensure_ascii=False)
 
 
-def _tool_round(rng: random.Random, number: int) -> List[Dict[str, Any]]:
-    """One assistant tool call and its response."""
+# The formats whose templates concatenate a tool call's arguments to a string
+# (``'...' + tool['function']['arguments']``): a mapping there is a TypeError by design.
+STRING_ARGUMENTS = frozenset({
+    "deepseek-r1", "deepseek-r1-2025-01", "deepseek-r1-0528-qwen3", "deepseek-r1-distill",
+    "deepseek-r1-distill-2025-01", "deepseek-v3", "deepseek-v3.1",
+})
+
+
+def _tool_round(rng: random.Random, number: int, fmt: str) -> List[Dict[str, Any]]:
+    """One assistant tool call (its arguments' JSON text for a format in STRING_ARGUMENTS)
+    and its response."""
     tool = TOOLS[rng.randrange(len(TOOLS))]["function"]["name"]
     call_id = f"call_{number:05d}{rng.randrange(16**5):05x}"
     content = "" if rng.randrange(2) else _text(rng, 20, 120)
+    arguments: Any = _arguments(rng, tool)
+    if fmt in STRING_ARGUMENTS:
+        arguments = json.dumps(arguments, ensure_ascii=False)
     return [
         {"role": "assistant", "content": content,
          "tool_calls": [{"id": call_id, "type": "function",
-                         "function": {"name": tool, "arguments": _arguments(rng, tool)}}]},
+                         "function": {"name": tool, "arguments": arguments}}]},
         {"role": "tool", "tool_call_id": call_id, "name": tool, "content": _result(rng, tool)},
     ]
 
@@ -260,7 +274,7 @@ def _tool_agent(rng: random.Random, fmt: str) -> Dict[str, Any]:
                                     "book a meeting with Ana and Bo, and email them the plan."},
     ]
     for number in range(8):
-        messages.extend(_tool_round(rng, number))
+        messages.extend(_tool_round(rng, number, fmt))
     messages.append({"role": "assistant", "content": _text(rng, 200, 600),
                      _reasoning_field(fmt): _text(rng, 200, 800)})
     return {"messages": messages, "tools": TOOLS}
@@ -280,7 +294,7 @@ def _tool_trace(rng: random.Random, fmt: str, size: int) -> Dict[str, Any]:
     while len(messages) + 3 < size:
         if number % 10 == 0 and messages[-1]["role"] != "user":
             messages.append({"role": "user", "content": _text(rng, 20, 200)})
-        messages.extend(_tool_round(rng, number))
+        messages.extend(_tool_round(rng, number, fmt))
         number += 1
     while len(messages) < size:
         messages.append({"role": "user", "content": _text(rng, 20, 200)})

@@ -15,6 +15,7 @@ Needs Hypothesis (the test extra).  Run from anywhere; the source tree's package
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -41,8 +42,10 @@ def property_run(name: str, variables: dict[str, Any], examples: int) -> dict[st
 
     found: dict[str, str | None] = {append: None for append in rollout.APPENDS}
     texts = st.sampled_from(["Sunny.", "Let me check.", "\n\nok\n", " x", "21 °C"])
+    # arguments a mapping or its JSON text (the DeepSeek templates take only the text)
+    mapping = st.fixed_dictionaries({"city": st.sampled_from(["Oslo", "Bergen"])})
     call = st.fixed_dictionaries({"type": st.just("function"), "function": st.fixed_dictionaries({
-        "name": st.just("get_weather"), "arguments": st.fixed_dictionaries({"city": st.sampled_from(["Oslo", "Bergen"])})})})
+        "name": st.just("get_weather"), "arguments": st.one_of(mapping, mapping.map(json.dumps))})})
     assistant = st.fixed_dictionaries({"role": st.just("assistant"), "content": texts},
                                       optional={"reasoning_content": texts,
                                                 "tool_calls": st.lists(call, min_size=1, max_size=2)})

@@ -15,9 +15,10 @@ from . import strategies
 
 NOW = datetime(2026, 3, 7, 14, 5, 9)
 
-#: Text with every character class the page treats specially.
+#: Text with every character class the page treats specially, and a control string of each
+#: template family (ChatML, Llama, Phi, DeepSeek's full-width markers).
 TRICKY = ("a\tb\r\nc\r \x0b\x0c\x00\x1b\x7f\x85\u2028\u2029\xa0\u200b\ufeff\u3000 "
-          "  <b>&amp;</b> \"q\" 'q' \ud800 🙂 é\n\n<|im_end|><|eot_id|><think><|end|>")
+          "  <b>&amp;</b> \"q\" 'q' \ud800 🙂 é\n\n<|im_end|><|eot_id|><think><|end|><｜end▁of▁sentence｜>")
 
 
 def tricky_conversation() -> list[dict[str, Any]]:

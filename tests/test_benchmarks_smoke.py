@@ -162,3 +162,22 @@ def test_no_import_cycle_between_the_modules():
         assert ready, f"an import cycle among {sorted(set(graph) - set(done))}: " + str(
             {m: sorted(graph[m]) for m in graph if m not in done})
         done += ready
+
+
+def test_the_spans_off_copies_render_as_the_ports():
+    """Each format's copy without spans code renders its covering conversations as its port
+    does (a port testing ``if spans is None:`` keeps that branch's body: DeepSeek's system
+    prompt was once lost, and the copy failed, on every conversation with a system message)."""
+    import chatformats
+    from benchmarks import nospans
+
+    formats, _ = R.ported_formats(None)
+    for name in formats:
+        fmt = chatformats.get_format(name)
+        copy = nospans.register(name)
+        for messages, variables in fmt.tests.covering:
+            try:
+                expected = chatformats.render(fmt, messages, **variables)
+            except chatformats.ChatFormatError:
+                continue
+            assert chatformats.render(copy, messages, **variables) == expected, name

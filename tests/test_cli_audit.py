@@ -17,6 +17,7 @@ from chatformats import html
 from chatformats.cli import main
 from chatformats.cli.audit import EXIT_FINDINGS, describe
 
+from .argument_shapes import shaped
 from .html_check import NOW
 
 NOW_ARG = NOW.isoformat()
@@ -120,7 +121,8 @@ def test_pipeline_layer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize("name", chatformats.formats())
 def test_render_html(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], name: str) -> None:
     out = tmp_path / "page.html"
-    data = {"messages": DIRTY["messages"], "add_generation_prompt": True}
+    # The tool call's arguments in the shape the format's template takes.
+    data = {"messages": shaped(name, DIRTY["messages"]), "add_generation_prompt": True}
     file = _write(tmp_path, data)
     status = main(["render", name, file, "--layer", "template", "--now", NOW_ARG,
                    "--html", str(out)])

@@ -20,6 +20,7 @@ from chatformats import html
 
 from . import budget
 from . import html_check
+from .argument_shapes import shaped
 
 FORMATS = chatformats.formats()
 
@@ -102,7 +103,8 @@ def test_visible_text() -> None:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_tricky_characters(name: str) -> None:
-    result = html_check.render(name, html_check.tricky_conversation(), add_generation_prompt=True)
+    # The tool call's arguments in the shape the format's template takes.
+    result = html_check.render(name, shaped(name, html_check.tricky_conversation()), add_generation_prompt=True)
     assert result is not None
     assert result[1], "the tricky conversation plants control strings"
     _check(*result)

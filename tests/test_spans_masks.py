@@ -29,6 +29,7 @@ from chatformats import ChatFormatError
 
 from . import budget
 from . import strategies as s
+from .argument_shapes import shaped
 from .oracle import FIXED_NOW
 from .test_spans import RECORDED
 
@@ -64,7 +65,8 @@ def backend(kind: str) -> Any:
     """A ``tokenizers.Tokenizer`` trained in memory on rendered prompts."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
-    corpus = [chatformats.apply_chat_template(name, chat, now=FIXED_NOW)
+    # Each chat's tool call in the argument shape the format's template takes.
+    corpus = [chatformats.apply_chat_template(name, shaped(name, chat), now=FIXED_NOW)
               for name in FORMATS for chat in TRAINING_CHATS]
     specials = ["[UNK]", "<s>", "</s>", *CONTROL_TOKENS]
     if kind == "bpe":

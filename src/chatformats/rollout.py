@@ -268,10 +268,16 @@ _TOOL = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 _CALL = {"id": "call_1", "type": "function",
          "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}
+#: The same call with its arguments as JSON text, the only shape some templates take (DeepSeek's
+#: concatenate them to a string): a probe that fails on the mapping is tried with this one.
+_CALL_TEXT = {"id": "call_1", "type": "function",
+              "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
 _USER = {"role": "user", "content": "What is the weather in Oslo?"}
 _ANSWER = {"role": "assistant", "content": "It is sunny.", "reasoning_content": "The tool said so."}
 _CALLING = {"role": "assistant", "content": "", "reasoning_content": "Ask the tool.", "tool_calls": [_CALL]}
 _CALLING_PLAIN = {"role": "assistant", "content": "", "tool_calls": [_CALL]}
+_CALLING_SAID = {"role": "assistant", "content": "Let me check.", "tool_calls": [_CALL]}
+_CALLING_TWICE = {"role": "assistant", "content": "", "tool_calls": [_CALL, _CALL]}
 _ANSWER_PLAIN = {"role": "assistant", "content": "It is sunny."}
 _RESULT = {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "sunny"}
 _SYSTEM = {"role": "system", "content": "Be brief."}
@@ -287,9 +293,16 @@ _PROBES: dict[str, list[tuple[list[dict[str, Any]], dict[str, Any] | None, bool]
              ([_USER, _ANSWER_PLAIN], _USER, False)],
     "assistant": [([_USER], _ANSWER, True), ([_USER, _CALLING, _RESULT], _ANSWER, True),
                   ([_USER], _CALLING, True), ([_USER], _ANSWER_PLAIN, True),
-                  ([_USER], _CALLING_PLAIN, True)],
+                  ([_USER], _CALLING_PLAIN, True), ([_USER], _CALLING_SAID, True),
+                  ([_USER], _CALLING_TWICE, True), ([_USER, _CALLING, _RESULT], _CALLING, True)],
     "generation_prompt": [([_USER], None, False), ([_USER, _CALLING, _RESULT], None, False)],
 }
+
+
+def _as_text(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The probe ``messages`` with each call's arguments as JSON text."""
+    return [{**m, "tool_calls": [_CALL_TEXT] * len(m["tool_calls"])} if m.get("tool_calls") else m
+            for m in messages]
 
 
 def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
@@ -309,15 +322,23 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
         for history in (lambda h: h, lambda h: [_SYSTEM, *h]):
             for base, message, prompted in _PROBES[append]:
                 messages = history(base)
+                later_messages = messages if message is None else [*messages, message]
                 try:
-                    earlier = apply_chat_template_spans(name, messages, add_generation_prompt=prompted,
-                                                        **variables)
-                    later_messages = messages if message is None else [*messages, message]
-                    later = apply_chat_template_spans(name, later_messages,
-                                                      add_generation_prompt=message is None,
-                                                      **variables)
-                except ChatFormatError as exc:
-                    out[append] = f"the probe does not render: {exc}"
+                    try:
+                        earlier = apply_chat_template_spans(name, messages, add_generation_prompt=prompted,
+                                                            **variables)
+                        later = apply_chat_template_spans(name, later_messages,
+                                                          add_generation_prompt=message is None,
+                                                          **variables)
+                    except ChatFormatError as exc:  # the arguments' other shape, if it renders
+                        first = exc
+                        earlier = apply_chat_template_spans(name, _as_text(messages),
+                                                            add_generation_prompt=prompted, **variables)
+                        later = apply_chat_template_spans(name, _as_text(later_messages),
+                                                          add_generation_prompt=message is None,
+                                                          **variables)
+                except ChatFormatError:
+                    out[append] = f"the probe does not render: {first}"
                     break
                 reason = why_not_prefix(earlier, later.text)
                 if reason is not None:
