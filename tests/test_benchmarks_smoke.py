@@ -15,6 +15,23 @@ from benchmarks import run as R  # noqa: E402
 from benchmarks import workloads as W  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _transformers_clock_restored():
+    """``benchmarks.run`` fixes transformers' clock for the rest of its process
+    (``engines.fix_clock``); here it runs inside the test process, so the clock is put back after
+    each test (a later test in this worker compares with transformers at the real time)."""
+    try:
+        from transformers.utils import chat_template_utils as tcu
+    except ImportError:
+        yield
+        return
+    saved = tcu.datetime
+    try:
+        yield
+    finally:
+        tcu.datetime = saved
+
+
 def test_workloads_match_the_manifest():
     formats, _ = R.ported_formats(None)
     assert manifest.verify_workloads(formats, ["short_chat", "tool_agent", "chat_10", "chat_100"]) == []

@@ -287,10 +287,11 @@ def test_the_encoders_text_path_is_the_model_without_added_tokens() -> None:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_assistant_masks_are_transformers_on_generation_blocks(name: str) -> None:
+    from .argument_shapes import shaped
     from .test_spans_masks import PIECES_TEMPLATE, pieces
 
     tok = bpe.transformers_tokenizer(name)
-    for chat in bpe.TRAINING_CHATS:
+    for chat in (shaped(name, chat) for chat in bpe.TRAINING_CHATS):
         got = chatformats.apply_chat_template(name, chat, tokenize=True, tokenizer=tok,
                                               return_assistant_tokens_mask=True, now=FIXED_NOW)
         rendering = chatformats.apply_chat_template_spans(name, chat, now=FIXED_NOW)

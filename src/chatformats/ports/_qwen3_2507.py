@@ -86,7 +86,7 @@ def _namespace(multi_step_tool: bool, last_query_index: int) -> Namespace:
     made = _new(Namespace)
     _set_namespace_multi_step_tool(made, multi_step_tool)
     _set_namespace_last_query_index(made, last_query_index)
-    return made  # type: ignore[return-value]
+    return made
 
 
 def scan(messages: Sequence[Any]) -> Namespace:

@@ -99,7 +99,7 @@ def _namespace(tools: Any, enable_thinking: Any, system_message: str, system_pre
     _set_namespace_system_message(made, system_message)
     _set_namespace_system_prefix(made, system_prefix)
     _set_namespace_start(made, start)
-    return made  # type: ignore[return-value]
+    return made
 
 
 def scan(messages: Sequence[Any], variables: Mapping[str, Any]) -> Namespace:

@@ -251,12 +251,15 @@ def _assistant(out: list[str], spans: Recorder | None, m: dict[str, Any], index:
                 spans.line(where + ".name")
             extend((_CALL_OPEN, name))
             for position, (key, value) in enumerate(arguments.items()):  # L75-78
+                # the path of the value: ``.name`` for an identifier key, else ``['a key']``
+                key_path = (f"{where}.arguments.{key}" if type(key) is str and key.isidentifier()
+                            else f"{where}.arguments[{key!r}]")
                 if type(value) is str:  # L77: v if v is string
                     shown = value
                 else:
-                    shown = _tojson(value, f"{where}.arguments[{key!r}]")
+                    shown = _tojson(value, key_path)
                 if spans is not None:
-                    spans.line(f"{where}.arguments[{position}]", f"{where}.arguments[{key!r}]")
+                    spans.line(f"{where}.arguments[{position}]", key_path)
                 extend((_KEY_OPEN, to_str(key), _KEY_CLOSE, shown, _VALUE_CLOSE))
             emit(_CALL_CLOSE)  # L79
     if spans is not None:

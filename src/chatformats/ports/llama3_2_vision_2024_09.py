@@ -133,7 +133,7 @@ def _namespace(has_images: bool) -> Namespace:
     assignment, which raises an audit event."""
     made = _new(Namespace)
     _set_namespace_has_images(made, has_images)
-    return made  # type: ignore[return-value]
+    return made
 
 
 def scan(messages: Sequence[Any], offset: int) -> Namespace:

@@ -126,7 +126,7 @@ def _namespace(last_user_idx: int, system_messages: List[Any]) -> Namespace:
     made = _new(Namespace)
     _set_namespace_last_user_idx(made, last_user_idx)
     _set_namespace_system_messages(made, system_messages)
-    return made  # type: ignore[return-value]
+    return made
 
 
 def scan(messages: Sequence[Any]) -> Namespace:
@@ -220,7 +220,7 @@ def _tool_name_index(
     _set_toolnameindex_repeated(made, repeated)
     _set_toolnameindex_errors(made, errors)
     _set_toolnameindex_failure(made, failure)
-    return made  # type: ignore[return-value]
+    return made
 
 
 def index_tool_names(messages: Sequence[Any]) -> ToolNameIndex:
