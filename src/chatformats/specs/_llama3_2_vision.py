@@ -38,3 +38,59 @@ COVERING: tuple[tuple[list[Any], dict[str, Any]], ...] = (
     ([{"role": "system", "content": "s"}], {"tools": []}),
     ([{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}], {}),
 )
+
+#: The generation tags of Meta's two templates (September and December 2024), which share these
+#: lines byte for byte; the variant's text differs and keeps its own.
+META_GENERATION: tuple[tuple[str, str], ...] = (
+    # find
+    ("        {%- if message['content'] is string %}\n"
+     "            {{- message['content'] }}\n"
+     '        {%- else %}\n'
+     "            {%- for content in message['content'] %}\n"
+     "                {%- if content['type'] == 'image' %}\n"
+     "                    {{- '<|image|>' }}\n"
+     "                {%- elif content['type'] == 'text' %}\n"
+     "                    {{- content['text'] }}\n"
+     '                {%- endif %}\n'
+     '            {%- endfor %}\n'
+     '        {%- endif %}\n'
+     "        {{- '<|eot_id|>' }}",
+     # replace
+     "        {%- if message['role'] == 'assistant' %}{%- generation %}\n"
+     "        {%- if message['content'] is string %}\n"
+     "            {{- message['content'] }}\n"
+     '        {%- else %}\n'
+     "            {%- for content in message['content'] %}\n"
+     "                {%- if content['type'] == 'image' %}\n"
+     "                    {{- '<|image|>' }}\n"
+     "                {%- elif content['type'] == 'text' %}\n"
+     "                    {{- content['text'] }}\n"
+     '                {%- endif %}\n'
+     '            {%- endfor %}\n'
+     '        {%- endif %}\n'
+     "        {{- '<|eot_id|>' }}{%- endgeneration %}\n"
+     '        {%- else %}\n'
+     "        {%- if message['content'] is string %}\n"
+     "            {{- message['content'] }}\n"
+     '        {%- else %}\n'
+     "            {%- for content in message['content'] %}\n"
+     "                {%- if content['type'] == 'image' %}\n"
+     "                    {{- '<|image|>' }}\n"
+     "                {%- elif content['type'] == 'text' %}\n"
+     "                    {{- content['text'] }}\n"
+     '                {%- endif %}\n'
+     '            {%- endfor %}\n'
+     '        {%- endif %}\n'
+     "        {{- '<|eot_id|>' }}\n"
+     '        {%- endif %}'),
+    # find
+    ("{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}",
+     # replace
+     "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}{%- generation %}"),
+    # find
+    ('        {{- "<|eot_id|>" }}\n'
+     '    {%- elif message.role == "tool" or message.role == "ipython" %}',
+     # replace
+     '        {{- "<|eot_id|>" }}{%- endgeneration %}\n'
+     '    {%- elif message.role == "tool" or message.role == "ipython" %}'),
+)

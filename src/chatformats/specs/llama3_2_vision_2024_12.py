@@ -5,7 +5,7 @@ December 2024 template (a system message alongside images) (``docs/adding-a-form
 from __future__ import annotations
 
 from .._spec import Spec, Tests
-from ._llama3_2_vision import COVERING
+from ._llama3_2_vision import COVERING, META_GENERATION
 from ._vocab import LLAMA3_2_VISION_CONTROL, LLAMA3_TOKENS
 
 SPEC = Spec(
@@ -44,58 +44,6 @@ SPEC = Spec(
                  "line 32 image scan, which fails for every non-iterable value (None, "
                  "numbers, booleans)",
         },
-        generation=(
-            # find
-            ("        {%- if message['content'] is string %}\n"
-             "            {{- message['content'] }}\n"
-             '        {%- else %}\n'
-             "            {%- for content in message['content'] %}\n"
-             "                {%- if content['type'] == 'image' %}\n"
-             "                    {{- '<|image|>' }}\n"
-             "                {%- elif content['type'] == 'text' %}\n"
-             "                    {{- content['text'] }}\n"
-             '                {%- endif %}\n'
-             '            {%- endfor %}\n'
-             '        {%- endif %}\n'
-             "        {{- '<|eot_id|>' }}",
-             # replace
-             "        {%- if message['role'] == 'assistant' %}{%- generation %}\n"
-             "        {%- if message['content'] is string %}\n"
-             "            {{- message['content'] }}\n"
-             '        {%- else %}\n'
-             "            {%- for content in message['content'] %}\n"
-             "                {%- if content['type'] == 'image' %}\n"
-             "                    {{- '<|image|>' }}\n"
-             "                {%- elif content['type'] == 'text' %}\n"
-             "                    {{- content['text'] }}\n"
-             '                {%- endif %}\n'
-             '            {%- endfor %}\n'
-             '        {%- endif %}\n'
-             "        {{- '<|eot_id|>' }}{%- endgeneration %}\n"
-             '        {%- else %}\n'
-             "        {%- if message['content'] is string %}\n"
-             "            {{- message['content'] }}\n"
-             '        {%- else %}\n'
-             "            {%- for content in message['content'] %}\n"
-             "                {%- if content['type'] == 'image' %}\n"
-             "                    {{- '<|image|>' }}\n"
-             "                {%- elif content['type'] == 'text' %}\n"
-             "                    {{- content['text'] }}\n"
-             '                {%- endif %}\n'
-             '            {%- endfor %}\n'
-             '        {%- endif %}\n'
-             "        {{- '<|eot_id|>' }}\n"
-             '        {%- endif %}'),
-            # find
-            ("{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}",
-             # replace
-             "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}{%- generation %}"),
-            # find
-            ('        {{- "<|eot_id|>" }}\n'
-             '    {%- elif message.role == "tool" or message.role == "ipython" %}',
-             # replace
-             '        {{- "<|eot_id|>" }}{%- endgeneration %}\n'
-             '    {%- elif message.role == "tool" or message.role == "ipython" %}'),
-        )
+        generation=META_GENERATION,
     ),
 )
