@@ -20,6 +20,35 @@ _LLAMA_ASSISTANT = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 # after the last one (it must not reopen the content).
 _LLAMA_END = r"<\|eo[tm]_id\|>\n?"
 
+
+def _deepseek(anchors: tuple[str, ...], think: bool) -> dict[str, Any]:
+    """The DeepSeek R1/V3 family's template (``parsing/_deepseek.py``): after the header (or the
+    tool results, or for R1-0528-Qwen3 an assistant turn, after which the template writes no
+    header), an optional think block where the turn begins (the newlines around its text belong
+    to its delimiters), the content verbatim, then each call
+    ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + a json fence around the arguments (the
+    string written) + ``<｜tool▁call▁end｜>``; the section's tokens and the ``\\n`` between calls
+    are read with the calls' own (the distills' and V3's section may end without its closing
+    token)."""
+    fields: dict[str, Any] = {}
+    if think:
+        fields["reasoning_content"] = {"open_pattern": r"\A<think>\n*", "close_pattern": r"\n*</think>",
+                                       "content": "text", "content_args": {"strip": False}}
+    fields["tool_calls"] = {
+        "open_pattern": (r"(?:<｜tool▁calls▁begin｜>)?\n?<｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+                         r"(?P<name>[^\n]*)\n```json\n"),
+        "close_pattern": r"\n```<｜tool▁call▁end｜>(?:<｜tool▁calls▁end｜>)?",
+        "repeats": True,
+        "content": "text",
+        "content_args": {"strip": False},
+        "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+    }
+    fields["content"] = {"close": "<｜end▁of▁sentence｜>", "content": "text",
+                         "content_args": {"strip": False}}
+    return {"defaults": {"role": "assistant", "content": ""}, "start_anchor": list(anchors),
+            "fields": fields}
+
+
 _TEMPLATES: dict[str, dict[str, Any]] = {
     "qwen3_tool_agent": {
         "defaults": {"role": "assistant", "content": ""},
@@ -158,6 +187,11 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
                         "content_args": {"strip": False}},
         },
     },
+    "deepseek_r1": _deepseek(("<｜Assistant｜>", "<｜tool▁outputs▁end｜>"), think=True),
+    "deepseek_r1_distill": _deepseek(("<｜Assistant｜>", "<｜tool▁outputs▁end｜>"), think=True),
+    "deepseek_v3": _deepseek(("<｜Assistant｜>", "<｜tool▁outputs▁end｜>"), think=False),
+    "deepseek_r1_0528_qwen3": _deepseek(
+        ("<｜Assistant｜>", "<｜tool▁outputs▁end｜>", "<｜end▁of▁sentence｜>"), think=True),
     "minicpm_v4_6_thinking": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
@@ -263,6 +297,36 @@ LIMITS: dict[str, tuple[str, ...]] = {
         "or after tool calls, a call without <｜tool▁sep｜>) is read leniently instead of refused",
         "a prefix with none of the anchors (no user turn, tool result or assistant turn yet) is "
         "read whole, system prompt included, instead of ignored",
+    ),
+    "deepseek_r1": (
+        "a think block opens only where the turn begins; a think block left open at "
+        "<｜end▁of▁sentence｜> is refused by the exact reading, read as reasoning here",
+        "a malformed completion (text between or after tool calls, a call not of the "
+        "form function<｜tool▁sep｜>NAME + a json fence) is read leniently instead of refused",
+        "a prefix with none of the anchors (no user turn or tool result yet) is read whole, "
+        "system prompt included, instead of ignored",
+    ),
+    "deepseek_r1_distill": (
+        "a think block opens only where the turn begins; a think block left open at "
+        "<｜end▁of▁sentence｜> is refused by the exact reading, read as reasoning here",
+        "a malformed completion (text between or after tool calls, a call not of the "
+        "form function<｜tool▁sep｜>NAME + a json fence) is read leniently instead of refused",
+        "a prefix with none of the anchors (no user turn or tool result yet) is read whole, "
+        "system prompt included, instead of ignored",
+    ),
+    "deepseek_v3": (
+        "a malformed completion (text between or after tool calls, a call not of the "
+        "form function<｜tool▁sep｜>NAME + a json fence) is read leniently instead of refused",
+        "a prefix with none of the anchors (no user turn or tool result yet) is read whole, "
+        "system prompt included, instead of ignored",
+    ),
+    "deepseek_r1_0528_qwen3": (
+        "a think block opens only where the turn begins; a think block left open at "
+        "<｜end▁of▁sentence｜> is refused by the exact reading, read as reasoning here",
+        "a malformed completion (text between or after tool calls, a call not of the "
+        "form function<｜tool▁sep｜>NAME + a json fence) is read leniently instead of refused",
+        "a prefix with none of the anchors (no user turn or tool result yet) is read whole, "
+        "system prompt included, instead of ignored",
     ),
     "minicpm_v4_6_thinking": (
         "a think block opens only where the turn begins",

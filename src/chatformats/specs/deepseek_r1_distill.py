@@ -24,7 +24,7 @@ SPEC = Spec(
     variables=("add_generation_prompt", "bos_token"),
     calls=frozenset(["namespace"]),
     content_format="string",
-    # DeepSeek's tool-call tokens need a grammar of their own (a later step).
-    grammar="",
+    # DeepSeek's tool-call section: the family's grammar (parsing/_deepseek.py, parsing/deepseek_r1_distill.py).
+    grammar="deepseek_r1_distill",
     tests=Tests(variables=VARIABLES, covering=COVERING, generation=GENERATION),
 )

@@ -24,7 +24,8 @@ SPEC = Spec(
     variables=("add_generation_prompt", "bos_token"),
     calls=frozenset(["namespace"]),
     content_format="string",
-    grammar="",
+    # DeepSeek's tool-call section: the family's grammar (parsing/_deepseek.py, parsing/deepseek_r1_distill.py).
+    grammar="deepseek_r1_distill",
     # Its logic is deepseek-r1-distill's (one shared port): half the weight.
     tests=Tests(variables=VARIABLES, covering=COVERING, weight=0.5, generation=GENERATION),
 )

@@ -30,8 +30,8 @@ SPEC = Spec(
     variables=("add_generation_prompt", "bos_token"),
     calls=frozenset(["namespace"]),
     content_format="string",
-    # DeepSeek's tool-call tokens need a grammar of their own (a later step).
-    grammar="",
+    # DeepSeek's tool-call section: the family's grammar (parsing/_deepseek.py, parsing/deepseek_v3.py).
+    grammar="deepseek_v3",
     tests=Tests(
         variables={"bos_token": ("<｜begin▁of▁sentence｜>",), "add_generation_prompt": "flag"},
         # Together these run every line and branch: two system messages joined, a tool-call

@@ -1,0 +1,17 @@
+"""Reading back a ``deepseek-v3`` assistant turn (``ports/deepseek_v3.py``; the grammar is
+``_deepseek.py``'s, without a think block, with a section that may end without
+``<｜tool▁calls▁end｜>``).
+
+What the template writes: ``<｜Assistant｜>`` + the content, verbatim (no cut at ``</think>``:
+a ``<think>`` in it is content) + ``<｜end▁of▁sentence｜>``; tool calls as the R1 distills'
+template writes them (only for a turn whose content is None; the section closed only after a
+second call).  An answer after tool results follows ``<｜tool▁outputs▁end｜>``.
+"""
+
+from __future__ import annotations
+
+from ._deepseek import ASSISTANT, OUTPUTS_END, build
+
+NAME = "deepseek-v3"
+ANCHOR = (ASSISTANT, OUTPUTS_END)
+STATES, RECOVER, START = build(NAME, think=False, section_end=False)
