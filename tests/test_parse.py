@@ -49,6 +49,17 @@ def examples(ci: int) -> int:
 # The formats that have a parser (formats sharing a grammar share its tables below).
 FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name).grammar]
 
+_DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
+             "<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>",
+             "<｜User｜>", "<｜tool▁outputs▁begin｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>",
+             "<｜begin▁of▁sentence｜>")
+
+#: The DeepSeek R1/V3 family's grammars (parsing/_deepseek.py), and those whose templates write
+#: tool calls only for a turn whose content is None (so only at the template layer: the pipeline
+#: drops None values) and close the section only after a second call.
+DEEPSEEK = {"deepseek_r1", "deepseek_r1_distill", "deepseek_v3", "deepseek_r1_0528_qwen3"}
+NONE_CONTENT_CALLS = {"deepseek_r1_distill", "deepseek_v3"}
+
 # Every control string a format's parser or template gives a meaning to: texts of the
 # representable domain contain none of them (``canonical`` says what else the domain excludes).
 CONTROL = {
@@ -63,6 +74,10 @@ CONTROL = {
                       "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
                       "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁output▁end｜>",
                       "<｜User｜>", "<｜tool▁output▁begin｜>", "<｜begin▁of▁sentence｜>"),
+    "deepseek_r1": ("<think>", "</think>") + _DEEPSEEK,
+    "deepseek_r1_distill": ("<think>", "</think>") + _DEEPSEEK,
+    "deepseek_r1_0528_qwen3": ("<think>", "</think>") + _DEEPSEEK,
+    "deepseek_v3": _DEEPSEEK,  # no think block: a <think> in its content is content
     "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
                 "<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|tool_call_begin|>",
                 "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|im_end|>",
@@ -124,6 +139,10 @@ def json_args(name: str) -> st.SearchStrategy[dict[str, Any]]:
     return _JSON_ARGS[family(name)]
 
 
+#: The grammars whose templates take only string arguments (they concatenate them).
+STRING_ONLY = {"deepseek_v3_1"} | DEEPSEEK
+
+
 @st.composite
 def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
     """An assistant message in format ``name``'s representable domain."""
@@ -145,7 +164,7 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
             args: Any = draw(json_args(name))
             if family(name) == "minicpm_v4_6_thinking":
                 args = {key: v for key, v in args.items() if key}
-            elif family(name) == "deepseek_v3_1" or (
+            elif family(name) in STRING_ONLY or (
                     family(name) not in ("llama3_2_vision", "glm4_5") and draw(st.booleans())):
                 args = json.dumps(args, ensure_ascii=draw(st.booleans()))
             call: dict[str, Any] = {"type": "function",
@@ -175,7 +194,7 @@ def _is_query(msg: Any) -> bool:
 #: The grammars whose convention for arguments is a string where the template was given one
 #: (Qwen2.5 writes arguments through tojson whether a mapping or a string: a string reads back
 #: as that string).
-STRING_ARGUMENTS = {"llama3_2_vision", "cogito", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"}
+STRING_ARGUMENTS = {"llama3_2_vision", "cogito", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"} | DEEPSEEK
 
 
 def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
@@ -208,6 +227,12 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
         reasoning, content = reasoning.strip(), content.strip()
     elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"):
         reasoning = ""  # the template has no reasoning: content as given
+    elif family(name) in DEEPSEEK:
+        reasoning = ""  # never rendered (the templates keep the text after the last </think>)
+        if content is None:  # the template layer's tool-call turn: no content written
+            content = ""
+        elif family(name) in NONE_CONTENT_CALLS:
+            out_calls = []  # the template writes calls only for a turn whose content is None
     elif family(name) == "cogito":
         reasoning, content = "", content.strip()
     elif family(name) == "llama3_2_vision":
@@ -264,6 +289,10 @@ VARIABLES = {
     "qwen2_5_instruct": st.just({}),
     "kimi_k2": st.just({}),
     "deepseek_v3_1": st.just({}),
+    "deepseek_r1": st.just({}),
+    "deepseek_r1_distill": st.just({}),
+    "deepseek_v3": st.just({}),
+    "deepseek_r1_0528_qwen3": st.just({}),
     "glm4_5": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
     "llama3_2_vision": st.just({}),
 }
@@ -283,21 +312,31 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
         args: Any = draw(json_args(name))
         if family(name) == "minicpm_v4_6_thinking":
             args = {key: v for key, v in args.items() if key}
-        elif family(name) == "deepseek_v3_1":  # the template takes only string arguments
+        elif family(name) in STRING_ONLY:  # the template takes only string arguments
             args = json.dumps(args)
         m.setdefault("tool_calls", []).append(
             {"type": "function", "function": {"name": draw(SAFE_NAME), "arguments": args}})
     variables = draw(VARIABLES[family(name)])
     tools = draw(st.one_of(st.none(), s.tools_realistic))
+    layer: Callable[..., str] = chatformats.apply_chat_template
+    if family(name) in NONE_CONTENT_CALLS and m.get("tool_calls") and (calls or draw(st.booleans())):
+        none_content_calls(m)
+        layer = template_layer
     try:
-        prompt = chatformats.apply_chat_template(name, p, tools=tools, add_generation_prompt=True,
-                                                 now=NOW, **variables)
-        full = chatformats.apply_chat_template(name, p + [m], tools=tools, now=NOW, **variables)
+        prompt = layer(name, p, tools=tools, add_generation_prompt=True, now=NOW, **variables)
+        full = layer(name, p + [m], tools=tools, now=NOW, **variables)
+        bare = (layer(name, p, tools=tools, now=NOW, **variables)
+                if family(name) in DEEPSEEK and not full.startswith(prompt) else "")
     except chatformats.ChatFormatError:
         assume(False)
         raise
     if full.startswith(prompt):
         prefix, completion = prompt, full[len(prompt):]
+    elif family(name) in DEEPSEEK:
+        split = deepseek_split(name, prompt, bare, full)
+        assume(split is not None)
+        assert split is not None
+        prefix, completion = split
     else:
         # docs/parsing.md, "When the conversation's rendering does not start with the prompt".
         assume(family(name) in ("llama3_2_vision", "qwen3_tool_agent"))
@@ -305,6 +344,37 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
         k = full.rfind(anchor) + len(anchor)
         prefix, completion = full[:k], full[k:]
     return prefix, completion, canonical(name, p, m, variables), tools
+
+
+def template_layer(name: str, messages: Any, tools: Any = None, add_generation_prompt: bool = False,
+                   now: Any = None, **variables: Any) -> str:
+    """The template layer called as the pipeline is (the DeepSeek templates read no tools), with
+    the model's bos token."""
+    return chatformats.render(name, messages, add_generation_prompt=add_generation_prompt,
+                              bos_token="<｜begin▁of▁sentence｜>", now=now, **variables)
+
+
+def none_content_calls(m: dict[str, Any]) -> None:
+    """``m`` as the R1 distill and V3 templates write its tool calls, in place: content None
+    (rendered at the template layer), at most two calls (the second writes
+    ``<｜end▁of▁sentence｜>``, so a third follows the end of the turn)."""
+    m["content"] = None
+    del m["tool_calls"][2:]
+
+
+def deepseek_split(name: str, prompt: str, bare: str, full: str) -> tuple[str, str] | None:
+    """(prefix, completion) of the last turn of a DeepSeek R1/V3 rendering ``full`` whose
+    prompt it does not start with (docs/parsing.md, "When the conversation's rendering does
+    not start with the prompt"): the prompt less its ``<think>\n`` prefill (the templates never
+    write it into a stored turn), or the conversation's rendering without a generation prompt
+    (R1-0528-Qwen3 after an assistant turn, whose next turn has no header), when it ends with
+    one of the anchors the turn is read after; None when neither is (the template wrote the
+    turn without a header the parser can find, such as R1's second tool-call turn)."""
+    anchors = grammar(name).ANCHOR
+    for cut in (prompt.removesuffix("<think>\n"), bare):
+        if cut and full.startswith(cut) and cut.endswith(anchors):
+            return cut, full[len(cut):]
+    return None
 
 
 def chunked(text: str, cuts: list[int]) -> list[str]:
@@ -403,7 +473,9 @@ def test_round_trip_one_character_at_a_time(name: str) -> None:
     prompt = chatformats.apply_chat_template(name, p, add_generation_prompt=True, now=NOW)
     full = chatformats.apply_chat_template(name, p + [m], now=NOW)
     anchor = grammar(name).ANCHOR
-    if full.startswith(prompt):
+    if family(name) in DEEPSEEK:  # its tool calls, its prefill: as _render_turn renders them
+        prefix, completion = _render_turn(name, m)
+    elif full.startswith(prompt):
         prefix, completion = prompt, full[len(prompt):]
     else:
         k = full.rfind(anchor) + len(anchor)
@@ -426,11 +498,18 @@ FRAGMENTS = ['{"name": "f", "arguments": {"a": 1}}', '{"name": "f"}', '{"name":"
              "\n<function=", '{"a": NaN}', '"\\ud800"', "1e999", '{"name": "f", "id": "x"}']
 
 
+# A format's own call fragments, whole and broken.
+_DEEPSEEK_PIECES = ("function<｜tool▁sep｜>f\n```json\n", "\n```", "```json", "function", "\n```json\n{}\n```",
+                    "<｜tool▁call▁begin｜>function<｜tool▁sep｜>")
+PIECES = {g: _DEEPSEEK_PIECES for g in DEEPSEEK}
+
+
 @st.composite
 def any_completion(draw: st.DrawFn, name: str) -> str:
     """Any text, built from the format's control strings, tool-call fragments, near misses and
     unicode."""
-    pieces = st.one_of(st.sampled_from(CONTROL[family(name)] + tuple(NEAR) + tuple(FRAGMENTS)),
+    pieces = st.one_of(st.sampled_from(CONTROL[family(name)] + tuple(NEAR) + tuple(FRAGMENTS)
+                                       + PIECES.get(family(name), ())),
                        st.text(max_size=5))
     return "".join(draw(st.lists(pieces, max_size=14)))
 
@@ -458,6 +537,10 @@ PREFIXES = {
     "kimi_k2": ["", "<|im_assistant|>assistant<|im_middle|>"],
     "deepseek_v3_1": ["", "<｜Assistant｜></think>", "<｜Assistant｜><think>",
                       "<｜tool▁output▁end｜>"],
+    "deepseek_r1": ["", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁outputs▁end｜>"],
+    "deepseek_r1_distill": ["", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁outputs▁end｜>"],
+    "deepseek_v3": ["", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>"],
+    "deepseek_r1_0528_qwen3": ["", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>", "<｜end▁of▁sentence｜>"],
     "glm4_5": ["", "<|assistant|>", "<|assistant|>\n<think></think>"],
     "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
@@ -557,7 +640,7 @@ def test_agrees_with_transformers(name: str, data: st.DataObject) -> None:
         # LIMITS: the cogito response_template cannot keep tool-call ids.
         for call in ours.get("tool_calls", []):
             call.pop("id", None)
-    if family(name) == "deepseek_v3_1" and not any(a in prefix for a in grammar(name).ANCHOR):
+    if family(name) in {"deepseek_v3_1"} | DEEPSEEK and not any(a in prefix for a in grammar(name).ANCHOR):
         # LIMITS: a prefix with no turn yet (no anchor) is read whole by transformers.
         assume(False)
     assert ours == theirs
@@ -590,7 +673,7 @@ def test_work_is_linear(name: str, unit: str) -> None:
 def _string_arguments(name: str, m: dict[str, Any]) -> None:
     """DeepSeek-V3.1's template takes only string arguments: ``m``'s become their JSON, in
     place (so that the canonical form of ``m`` is taken of what was rendered)."""
-    if family(name) == "deepseek_v3_1":
+    if family(name) in STRING_ONLY:
         for call in m.get("tool_calls") or []:
             fn = call["function"]
             if not isinstance(fn["arguments"], str):
@@ -600,8 +683,16 @@ def _string_arguments(name: str, m: dict[str, Any]) -> None:
 def _render_turn(name: str, m: dict[str, Any], **variables: Any) -> tuple[str, str]:
     _string_arguments(name, m)
     p = [{"role": "user", "content": "What is 2+2?"}]
-    prompt = chatformats.apply_chat_template(name, p, add_generation_prompt=True, now=NOW, **variables)
-    full = chatformats.apply_chat_template(name, p + [m], now=NOW, **variables)
+    layer: Callable[..., str] = chatformats.apply_chat_template
+    if family(name) in NONE_CONTENT_CALLS and m.get("tool_calls"):
+        none_content_calls(m)  # in place: the canonical form is taken of what was rendered
+        layer = template_layer
+    prompt = layer(name, p, add_generation_prompt=True, now=NOW, **variables)
+    full = layer(name, p + [m], now=NOW, **variables)
+    if family(name) in DEEPSEEK and not full.startswith(prompt):
+        split = deepseek_split(name, prompt, "", full)
+        assert split is not None
+        return split
     assert full.startswith(prompt)
     return prompt, full[len(prompt):]
 
@@ -689,15 +780,15 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
         broken = completion.replace("</parameter>", "</paramete>", 1)
     elif family(name) == "glm4_5":
         broken = completion.replace("</arg_value>", "</arg_valu>", 1)
-    elif family(name) == "deepseek_v3_1":  # string arguments: break the markup instead
+    elif family(name) in STRING_ONLY:  # string arguments: break the markup instead
         broken = completion.replace("<｜tool▁sep｜>", "<｜tool▁se｜>", 1)
     else:
         broken = completion.replace('"x"', '"x', 1)
     assert broken != completion
     with pytest.raises(ParseError) as ours:
         parse_response(name, broken, prefix=prompt, strict=True)
-    if family(name) in ("minicpm_v4_6_thinking", "glm4_5", "deepseek_v3_1"):
-        return  # transformers' xml-inline skips what its tag pattern does not match
+    if family(name) in {"minicpm_v4_6_thinking", "glm4_5"} | STRING_ONLY:
+        return  # transformers' xml-inline (and text) regions skip what their patterns do not match
     with pytest.raises(ValueError) as theirs:
         _transformers_parse(name, broken, prompt, None)
     assert str(ours.value) == f"{grammar(name).NAME}: {theirs.value}"
