@@ -7,7 +7,8 @@ Workloads per format, each the completion of one rendered assistant turn (the po
 output, so both parsers read what the template writes):
 
 - ``short``: a sentence of reasoning and content;
-- ``tools``: content and three tool calls (one for llama-3.2-vision);
+- ``tools``: content and three tool calls (one for llama-3.2-vision; two and no content for
+  deepseek-r1-distill and deepseek-v3, whose templates write calls only so);
 - ``long``: 20,000 characters of content full of near-miss ``<`` and ``<|`` (the partial
   control tokens a streaming parser has to hold back);
 - ``stream``: ``long`` fed 16 characters at a time to each library's streaming parser.
@@ -55,11 +56,31 @@ P = [{"role": "user", "content": "Find three papers on parsing."}]
 FILLER = "Some text < with a <| near miss and <thi and {\"na and [{ here.\n"
 
 
+#: The DeepSeek R1/V3 family's grammars: string arguments only (the templates concatenate
+#: them), and the turn read after the prompt less its ``<think>\n`` prefill.
+DEEPSEEK = {"deepseek_v3_1", "deepseek_r1", "deepseek_r1_distill", "deepseek_v3",
+            "deepseek_r1_0528_qwen3"}
+#: Those whose templates write tool calls only for a turn whose content is None: rendered at the
+#: template layer (the pipeline drops None values), with at most two calls (the second ends the
+#: turn).
+NONE_CONTENT_CALLS = {"deepseek_r1_distill", "deepseek_v3"}
+
+
 def _turn(name: str, m: dict[str, Any]) -> tuple[str, str]:
-    prompt = chatformats.apply_chat_template(name, P, tools=TOOLS, add_generation_prompt=True)
-    full = chatformats.apply_chat_template(name, P + [m], tools=TOOLS)
+    if family(name) in NONE_CONTENT_CALLS and m.get("tool_calls"):
+        m = {**m, "content": None, "tool_calls": m["tool_calls"][:2]}
+        bos = {"bos_token": "<｜begin▁of▁sentence｜>"}
+        prompt = chatformats.render(name, P, add_generation_prompt=True, **bos)
+        full = chatformats.render(name, P + [m], **bos)
+    else:
+        prompt = chatformats.apply_chat_template(name, P, tools=TOOLS, add_generation_prompt=True)
+        full = chatformats.apply_chat_template(name, P + [m], tools=TOOLS)
     if full.startswith(prompt):
         return prompt, full[len(prompt):]
+    if family(name) in DEEPSEEK:  # the R1 prefill: the stored turn has none
+        cut = prompt.removesuffix("<think>\n")
+        assert full.startswith(cut)
+        return cut, full[len(cut):]
     anchor = grammar(name).ANCHOR
     k = full.rfind(anchor) + len(anchor)
     return full[:k], full[k:]
@@ -72,7 +93,7 @@ def workloads(name: str, long_chars: int = 20_000) -> dict[str, tuple[str, str]]
     if family(name) == "solar_open":
         for k, call in enumerate(calls):
             call["id"] = f"call{k:06d}"
-    if family(name) == "deepseek_v3_1":  # its template takes only string arguments
+    if family(name) in DEEPSEEK:  # their templates take only string arguments
         for call in calls:
             call["function"]["arguments"] = json.dumps(call["function"]["arguments"])
     reasoning = {"reasoning": "Look it up."} if family(name) == "solar_open" else {"reasoning_content": "Look it up."}
@@ -278,10 +299,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small inputs, one short round, print only")
     ap.add_argument("--out", default="benchmarks/results/parse.md", help="where to write the table")
     ap.add_argument("--rounds", type=int, default=3, help="rounds per measurement (default 3)")
+    ap.add_argument("--formats", nargs="+", metavar="NAME",
+                    help="only these formats (default: every format with a parser)")
     args = ap.parse_args(argv)
     rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (args.rounds, 0.1, 20_000, 20_000)
     rows, scale = [], []
-    for name in chatformats.formats():
+    for name in args.formats or chatformats.formats():
         if not chatformats.get_format(name).grammar:  # no parser yet
             continue
         print(f"{name} ...", file=sys.stderr, flush=True)
