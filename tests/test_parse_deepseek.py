@@ -44,6 +44,10 @@ CALL, SEP, CALL_END = "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜
 P = [{"role": "user", "content": "Weather in Paris?"}]
 
 
+def _kinds(message: Any) -> list[str]:
+    return [d["kind"] for d in message.diagnostics]
+
+
 def test_the_six_formats_have_parsers() -> None:
     assert sorted(FORMATS) == ["deepseek-r1", "deepseek-r1-0528-qwen3", "deepseek-r1-2025-01",
                                "deepseek-r1-distill", "deepseek-r1-distill-2025-01", "deepseek-v3"]
@@ -91,6 +95,34 @@ def test_prefill_worked_example(name: str) -> None:
     full = chatformats.apply_chat_template(name, P + [{"role": "assistant", "content": (
         "<think>\n" + message["reasoning_content"] + "\n</think>" + message["content"])}])
     assert full == prompt.removesuffix("<think>\n") + "\n\nMild.<｜end▁of▁sentence｜>"
+
+
+@pytest.mark.parametrize("arguments", ["{}", "", 'a\n```\nb', "```json", " {\n  \"k\": 1\n} "])
+@pytest.mark.parametrize("name", FORMATS)
+def test_arguments_read_back_as_written(name: str, arguments: str) -> None:
+    """The arguments are everything between the fences, whatever they hold (a fence of their
+    own, newlines, nothing): the template writes them verbatim."""
+    call = {"type": "function", "function": {"name": "f", "arguments": arguments}}
+    prompt, completion, _ = _calls_turn(name, 1)
+    completion = completion.replace('{"city": "c0"}', arguments, 1)
+    message = parse_response(name, completion, prefix=prompt, strict=True)
+    assert message["tool_calls"] == [{**call, "function": {**call["function"], "name": "get_weather"}}]
+    assert parse_response(name, completion, prefix=prompt) == message
+
+
+@pytest.mark.parametrize("body", ["function<｜tool▁sep｜>f\n```json\n```",  # the fences overlap
+                                  "fn<｜tool▁sep｜>f\n```json\n{}\n```",  # not a function call
+                                  "function<｜tool▁sep｜>f\n{}",  # no fence
+                                  "function f\n```json\n{}\n```"])  # no separator
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_call_not_of_the_form(name: str, body: str) -> None:
+    """Not a call: a ParseError exactly, content with its tokens otherwise (``bad-call``)."""
+    completion = CALLS + CALL + body + CALL_END + CALLS_END + EOS
+    with pytest.raises(ParseError, match="malformed tool call"):
+        parse_response(name, completion, prefix="<｜Assistant｜>", strict=True)
+    message = parse_response(name, completion, prefix="<｜Assistant｜>")
+    assert message == {"role": "assistant", "content": CALL + body + CALL_END}
+    assert _kinds(message) == ["bad-call"]
 
 
 # ------------------------------------------------------------------ the section's end
@@ -169,10 +201,6 @@ def test_think_block_left_open(name: str) -> None:
 
 
 # ------------------------------------------------------------------ drift
-
-
-def _kinds(message: Any) -> list[str]:
-    return [d["kind"] for d in message.diagnostics]
 
 
 @pytest.mark.parametrize("name", THINKING)

@@ -88,7 +88,10 @@ def read_call(raw: str) -> dict[str, Any] | None:
     return {"type": "function", "function": {"name": rest[:nl], "arguments": args}}
 
 
-def _build(name: str, think: bool, section_end: bool) -> tuple[dict[str, State], dict[str, State], str]:
+def build(name: str, *, think: bool, section_end: bool) -> tuple[dict[str, State], dict[str, State], str]:
+    """``(STATES, RECOVER, START)`` of a grammar of the family (see the module docstring):
+    ``name`` for its messages, ``think`` whether a think block may open the turn,
+    ``section_end`` whether the template always closes the tool-call section."""
     shape = f"function{SEP}NAME{FENCE_OPEN}ARGS{FENCE_CLOSE}{CALL_END}"
 
     def call(raw: str, marker: str) -> Any:
@@ -176,10 +179,3 @@ def _build(name: str, think: bool, section_end: bool) -> tuple[dict[str, State],
                                                        f"without {THINK!r} read as reasoning")}),
         ]
     return ({s.name: s for s in exact}, {s.name: s for s in recover}, start)
-
-
-def build(name: str, *, think: bool, section_end: bool) -> tuple[dict[str, State], dict[str, State], str]:
-    """``(STATES, RECOVER, START)`` of a grammar of the family (see the module docstring):
-    ``name`` for its messages, ``think`` whether a think block may open the turn,
-    ``section_end`` whether the template always closes the tool-call section."""
-    return _build(name, think, section_end)
