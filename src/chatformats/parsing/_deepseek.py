@@ -26,8 +26,10 @@ The reasoning is the text between ``<think>`` and ``</think>`` less the newlines
 templates write it (``content.split('</think>')[-1]``: what follows ``</think>``, newlines
 included).
 
-The recovering reading follows vLLM (``vllm/reasoning/deepseek_r1_reasoning_parser.py`` and
-``basic_parsers.py``, ``vllm/tool_parsers/deepseekv3_tool_parser.py``, all read at ``055e47c``):
+The recovering reading follows vLLM (``vllm/frontend/processing/reasoning/``
+``deepseek_r1_reasoning_parser.py`` @ ``761f197`` and ``basic_parsers.py`` @ ``055e47c``,
+``vllm/frontend/processing/tool_parsers/deepseekv3_tool_parser.py`` @ ``055e47c``; formerly
+``vllm/reasoning/`` and ``vllm/tool_parsers/``):
 a generated ``<think>`` is dropped (whitespace before it too, and a second one after the
 prefill); text before a ``</think>`` that no ``<think>`` opened is reasoning (``partition``:
 "models that may not generate the start token"); a think block left open at the end of the
