@@ -249,3 +249,86 @@ def test_a_batch_error_names_the_conversation() -> None:
     fine = [{"role": "user", "content": "a"}]
     with pytest.raises(SilentInput, match=r"^conversation 1: messages\[1\]"):
         chatformats.apply_chat_template("qwen3", [fine, [*fine, {"content": "lost"}]], strict=True)
+
+
+# ------------------------------------------------------------------ requests, the CLI, Ray
+
+
+def _request(**extra: Any) -> dict[str, Any]:
+    return {"model": "m", "messages": [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {
+            "name": "f", "arguments": "not json"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "done"}], **extra}
+
+
+def test_a_request_reports_what_the_server_loses() -> None:
+    from chatformats.openai import audit_request, render_request
+
+    body = _request(chat_template_kwargs={"enable_thinkng": False})
+    found = audit_request("cogito", body, now=FIXED_NOW)
+    by_path = {f.path: f for f in found}
+    assert by_path["chat_template_kwargs.enable_thinkng"].kind == "dropped"
+    assert by_path["messages[2].tool_calls[0].function.arguments"].kind == "dropped"
+    # vLLM passes Cogito's string system content as a parts list, which the template prints.
+    shown = by_path["messages[0].content"]
+    assert (shown.kind, shown.token) == ("repr", "[{'type': 'text', 'text': 'Be brief.'}]")
+    assert "--chat-template-content-format string" in shown.detail
+    prompt = render_request("cogito", body, now=FIXED_NOW)  # the default renders, as vLLM does
+    assert shown.token in prompt and prompt[shown.offset:shown.end] == shown.token
+    with pytest.raises(chatformats.UnknownVariableError, match="enable_thinkng"):
+        render_request("cogito", body, now=FIXED_NOW, strict=True)
+    with pytest.raises(SilentInput, match=r"messages\[2\]\.tool_calls\[0\]\.function\.arguments"):
+        render_request("cogito", _request(), now=FIXED_NOW, strict=True)
+    fixed = _request()
+    fixed["messages"][2]["tool_calls"][0]["function"]["arguments"] = "{}"
+    with pytest.raises(SilentInput, match=r"messages\[0\]\.content"):
+        render_request("cogito", fixed, now=FIXED_NOW, strict=True)
+    # The setting the finding names avoids it.
+    assert not audit_request("cogito", fixed, now=FIXED_NOW, content_format="string")
+    assert (render_request("cogito", fixed, now=FIXED_NOW, content_format="string", strict=True)
+            == render_request("cogito", fixed, now=FIXED_NOW, content_format="string"))
+
+
+def test_the_command_line(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from chatformats.cli import main
+
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"}, {"content": "lost"}]))
+    now = ["--now", FIXED_NOW.isoformat()]
+    assert main(["audit", "qwen3", str(path), *now]) == 3
+    out, err = capsys.readouterr()
+    end = len(chatformats.render("qwen3", json.loads(path.read_text()), now=FIXED_NOW))
+    # The dropped message is the last: where it would be is the end of the prompt.
+    assert out == f"messages[1]: dropped: the message contributed no character (prompt offset {end})\n"
+    assert "1 dropped input" in err
+    assert main(["audit", "qwen3", str(path), "--json", *now]) == 3
+    (listed,) = json.loads(capsys.readouterr()[0])
+    assert (listed["kind"], listed["path"]) == ("dropped", "messages[1]")
+    for layer in ("template", "pipeline"):
+        assert main(["render", "qwen3", str(path), "--layer", layer, *now]) == 0
+        assert capsys.readouterr()[0] == chatformats.render("qwen3", json.loads(path.read_text()),
+                                                            now=FIXED_NOW)
+        assert main(["render", "qwen3", str(path), "--layer", layer, "--strict", *now]) == 1
+        assert "SilentInput: messages[1]" in capsys.readouterr()[1]
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps(_request(chat_template_kwargs={"enable_thinkng": False})))
+    assert main(["request", "cogito", str(body), *now]) == 0
+    capsys.readouterr()
+    assert main(["request", "cogito", str(body), "--strict", *now]) == 1
+    assert "enable_thinkng" in capsys.readouterr()[1]
+
+
+def test_the_ray_stage_refuses_under_strict() -> None:
+    from chatformats.ray import RenderStage
+
+    batch = {"messages": [[{"role": "user", "content": "hi"}],
+                          [{"role": "user", "content": "hi"}, {"content": "lost"}]]}
+    plain = RenderStage("qwen3", now=FIXED_NOW)(dict(batch))
+    assert list(plain["error"]) == [None, None]
+    strict = RenderStage("qwen3", now=FIXED_NOW, strict=True)(dict(batch))
+    assert strict["error"][0] is None and strict["prompt"][0] == plain["prompt"][0]
+    assert "messages[1]" in strict["error"][1]
