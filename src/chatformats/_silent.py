@@ -50,6 +50,10 @@ _KEPT = frozenset(("type", "role"))
 #: What :func:`_changed` appends to each string: not whitespace (``trim`` keeps it), no markup.
 _MARK = "\ue000"
 
+#: How ``str()`` of a container begins, and ``str()`` of a boolean or ``None``.
+_REPR_FIRST = frozenset("[{(")
+_REPR_WORDS = frozenset(("True", "False", "None"))
+
 Rerender = Callable[[Any, Mapping[str, Any]], str]
 
 
@@ -136,12 +140,29 @@ def findings(text: str, spans: Sequence[Any], messages: Any, variables: Mapping[
     gave ``text`` and ``spans``; ``reads``: the variables the template reads; ``fields``: the
     message fields it documents (:func:`documented`); ``rerender``: the same render with other
     messages or variables (see the module docstring)."""
-    sources = [(s.start, s.end, s.source) for s in spans if s.source is not None]
+    bounds = getattr(spans, "_bounds", None)  # a Rendering's Spans: its columns, no records
+    if bounds is not None:
+        sources = [(bounds[i], bounds[i + 1], source)
+                   for i, source in enumerate(spans._paths()) if source is not None]
+    else:
+        sources = [(s.start, s.end, s.source) for s in spans if s.source is not None]
     roots = {**variables, "messages": messages}
     out: list[Finding] = []
-
-    # repr: what the spans say was printed of a non-string value
+    by_message: dict[int, list[tuple[int, int, str]]] = {}
     for start, end, source in sources:
+        if source.startswith("messages["):
+            close = source.find("]")
+            digits = source[9:close]
+            if digits.isdigit():
+                index = int(digits)
+                if index in by_message:
+                    by_message[index].append((start, end, source))
+                else:
+                    by_message[index] = [(start, end, source)]
+        # repr: what the spans say was printed of a non-string value
+        if text[start:end].lstrip()[:1] not in _REPR_FIRST \
+                and text[start:end].strip() not in _REPR_WORDS:  # what such a str() looks like
+            continue
         value = resolve(source, roots)
         if type(value) is not str and _is_repr(text[start:end], value):
             out.append(Finding(text[start:end], start, source, 0, "rendered", (source,),
@@ -150,13 +171,6 @@ def findings(text: str, spans: Sequence[Any], messages: Any, variables: Mapping[
 
     if type(messages) not in (list, tuple):
         return out
-    by_message: dict[int, list[tuple[int, int, str]]] = {}
-    for start, end, source in sources:
-        if source.startswith("messages["):
-            close = source.find("]")
-            digits = source[9:close]
-            if digits.isdigit():
-                by_message.setdefault(int(digits), []).append((start, end, source))
 
     # dropped messages: no span, and the prompt is the same without them
     silent = [i for i in range(len(messages)) if i not in by_message
