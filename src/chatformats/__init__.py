@@ -28,6 +28,7 @@ from .errors import (
     UndefinedValueError,
     UnknownFormatError,
     UnknownVariableError,
+    SilentInput,
 )
 
 # Importing chatformats loads only this module, the errors, the render core and the registry's
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
     from ._lookup import detect, from_pretrained
     from ._registry import ChatFormat, formats, get_format
-    from ._audit import Finding
+    from ._finding import Finding
     from ._spans import Rendering, Span
     from .parsing import ResponseParser, parse_response
     from .pipeline import apply_chat_template, apply_chat_template_spans
@@ -61,7 +62,7 @@ _LAZY = {
     "from_pretrained": "._lookup",
     "Rendering": "._spans",
     "Span": "._spans",
-    "Finding": "._audit",
+    "Finding": "._finding",
     "Ids": ".ids",
     "TokenSource": ".ids",
     "start": ".rollout",
@@ -112,6 +113,7 @@ __all__ = [
     "NestingTooDeep",
     "UnknownFormatError",
     "UnknownVariableError",
+    "SilentInput",
     "ConcurrentModification",
     "InternalError",
     "ParseError",
@@ -153,8 +155,12 @@ def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None
     :class:`ChatFormatError` (see :mod:`chatformats.errors` for the mapping).  A variable named
     ``self`` is a ``TypeError``, as in ``Template.render``.  With ``strict=True`` a variable the
     template never reads is an :class:`UnknownVariableError` (a typo such as ``enable_thinkng``
-    would render silently).
+    would render silently), and input the template drops or prints as Python syntax a
+    :class:`SilentInput` (``docs/audit.md``, "Dropped and repr input").
     """
+    if strict:
+        text: str = _render_spans(name, messages, now, strict, variables).text
+        return text
     port, calls = _entry(name, variables, strict)
     return _core.render(name, port, calls, messages, now, variables)
 
@@ -188,8 +194,10 @@ def audit(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
     tokens and its template's structural tags) wherever input-derived text put them in the prompt
     :func:`render` gives for these arguments: one :class:`Finding` per occurrence, with the input
     path, the offset in the input value, the offset in the prompt and the token
-    (``docs/audit.md``).  The prompt itself is not changed; an input that fails to render fails
-    here the same way."""
+    (``docs/audit.md``); and, beside them, input the render dropped (``kind == "dropped"``) and
+    values it printed as Python syntax (``kind == "repr"``).  The prompt itself is not changed;
+    an input that fails to render fails here the same way (with ``strict=True``, a dropped or
+    repr input too)."""
     from . import _audit
 
     return _audit.template_layer(name, messages, now, strict, variables)[1]

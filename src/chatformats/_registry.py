@@ -108,6 +108,9 @@ class ChatFormat(Spec):
     def render(self, messages: Any, *, now: datetime | None = None, strict: bool = False,
                **variables: Any) -> str:
         """The template layer for this format (``chatformats.render(self, ...)``)."""
+        if strict:
+            text: str = render_spans(self, messages, now, strict, variables).text
+            return text
         port_function, calls = entry(self, variables, strict)
         return _core.render(self.name, port_function, calls, messages, now, variables)
 
@@ -211,17 +214,46 @@ _spans: Any = None  # chatformats._spans once render_spans has loaded it
 
 
 def render_spans(name: Any, messages: Any, now: Any, strict: Any,
-                 variables: Mapping[str, Any]) -> Any:
+                 variables: Mapping[str, Any], silent: list[Any] | None = None) -> Any:
     """The template layer with spans, for every API that wants them (``chatformats.render_spans``,
     the audit, the Ray stage): :func:`entry`, the render core with a recorder, the
-    :class:`~chatformats.Rendering`."""
+    :class:`~chatformats.Rendering`.  With ``strict``, input the render dropped or printed as
+    Python syntax is refused (:mod:`chatformats._silent`); ``silent``: a list the audit's
+    ``dropped`` and ``repr`` findings are appended to."""
     global _spans
     if _spans is None:  # loaded on first use, then a global (an import statement per call
         from . import _spans  # costs a tenth of a short chat's render)
     port_function, calls = entry(name, variables, strict)
     recorder = _spans.Recorder()
+    if strict or silent is not None:
+        now = _core.clock(now)  # one clock for the render and the confirming renders
     text = _core.render(name, port_function, calls, messages, now, variables, recorder)
-    return _spans.build(text, recorder)
+    rendering = _spans.build(text, recorder)
+    if strict or silent is not None:
+        found = silent_findings(name, port_function, calls, messages, now, variables, rendering)
+        if silent is not None:
+            silent += found
+        if strict:
+            from ._silent import check
+
+            check(found, get_format(name).name)
+    return rendering
+
+
+def silent_findings(name: Any, port_function: Any, calls: frozenset[str], messages: Any,
+                    now: Any, variables: Mapping[str, Any], rendering: Any,
+                    rerender: Any = None) -> list[Any]:
+    """The audit's ``dropped`` and ``repr`` findings of ``rendering`` (:mod:`chatformats._silent`),
+    confirmed by rendering again with ``port_function`` (or ``rerender``) at the same clock."""
+    from ._silent import documented, findings
+
+    fmt = get_format(name)
+    if rerender is None:
+        def rerender(other: Any, other_variables: Mapping[str, Any]) -> str:
+            text: str = _core.call_port(name, port_function, calls, other, other_variables, now)
+            return text
+    return findings(rendering.text, rendering.spans, messages, variables, fmt.variables,
+                    documented(fmt), rerender)
 
 
 def get_format(name: str | ChatFormat) -> ChatFormat:

@@ -32,6 +32,8 @@ transformers' pipeline ``TypeError``          :class:`PipelineTypeError`, messag
 - :class:`ParseError`: a completion that is not an assistant turn of its format (malformed
   tool-call JSON, text where the format allows none); raised by :mod:`chatformats.parsing`.
 - :class:`UnknownVariableError`: with ``strict=True``, a variable the template never reads.
+- :class:`SilentInput`: with ``strict=True``, input the template drops or prints as Python
+  syntax (the audit's ``dropped`` and ``repr`` findings).
 - :class:`ConcurrentModification`: the input was changed (by another thread) while it was
   being rendered.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
@@ -54,6 +56,7 @@ __all__ = [
     "ToolSchemaError",
     "UnknownFormatError",
     "UnknownVariableError",
+    "SilentInput",
     "ConcurrentModification",
     "InternalError",
     "ParseError",
@@ -107,6 +110,17 @@ class UnknownFormatError(ChatFormatError):
 class UnknownVariableError(ChatFormatError):
     """With ``strict=True``: a variable was passed that the template never reads (a typo such as
     ``enable_thinkng``); the message lists the variables the template reads."""
+
+
+class SilentInput(ChatFormatError):
+    """With ``strict=True``: input the template drops (a message or a documented field that
+    contributed no character to the prompt) or prints as Python syntax (a container, boolean or
+    ``None`` through ``str()``); ``finding`` is the audit's :class:`~chatformats.Finding` for it
+    (``docs/audit.md``, "Dropped and repr input")."""
+
+    def __init__(self, message: str, finding: object = None) -> None:
+        super().__init__(message)
+        self.finding = finding
 
 
 class ConcurrentModification(ChatFormatError):

@@ -60,10 +60,11 @@ import json
 from datetime import datetime
 from typing import Any, Mapping
 
+from ._finding import Finding
 from ._registry import ChatFormat, get_format
-from .errors import InvalidConversation
+from .errors import InvalidConversation, UnknownVariableError
 
-__all__ = ["render_request", "preprocess_request", "InvalidRequest", "VLLM_SOURCE"]
+__all__ = ["render_request", "audit_request", "preprocess_request", "InvalidRequest", "VLLM_SOURCE"]
 
 #: The vLLM sources this module mirrors (repository ``vllm-project/vllm``), by the commit read.
 VLLM_SOURCE = {
@@ -337,27 +338,33 @@ def _tool_call(call: Any, where: str) -> Any:
     return out
 
 
-def _postprocess(messages: list[dict[str, Any]]) -> None:
+def _postprocess(messages: list[dict[str, Any]]) -> list[str]:
     """``_postprocess_messages``: tool-call arguments parsed from JSON strings (whatever JSON
     value they hold, ``"0"`` giving ``0``; ``{}`` when not JSON), anything else that is not a dict
-    or list made ``{}``; an empty ``tool_calls`` removed."""
-    for message in messages:
+    or list made ``{}``; an empty ``tool_calls`` removed.  Returns the paths of the arguments
+    replaced with ``{}`` (what the request said is lost there)."""
+    replaced: list[str] = []
+    for index, message in enumerate(messages):
         if message["role"] == "assistant" and "tool_calls" in message:
             tool_calls = message["tool_calls"]
             if len(tool_calls) == 0:
                 del message["tool_calls"]
                 continue
-            for item in tool_calls:
+            for number, item in enumerate(tool_calls):
                 arguments = item["function"].get("arguments")
                 if isinstance(arguments, str):
                     try:
                         item["function"]["arguments"] = json.loads(arguments)
                     except ValueError:  # JSONDecodeError, as vLLM catches it
                         item["function"]["arguments"] = {}
+                        if arguments.strip():
+                            replaced.append(
+                                f"messages[{index}].tool_calls[{number}].function.arguments")
                     except RecursionError:
                         raise InvalidRequest("tool call arguments nested too deeply") from None
                 elif not isinstance(arguments, (dict, list)):
                     item["function"]["arguments"] = {}
+    return replaced
 
 
 # ------------------------------------------------------------------ 4-6: arguments and tools
@@ -422,6 +429,7 @@ def preprocess_request(
     content_format: str = "auto",
     default_chat_template_kwargs: Mapping[str, Any] | None = None,
     exclude_tools_when_tool_choice_none: bool = False,
+    notes: list[Any] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The conversation and the keyword arguments a vLLM server passes to
     ``tokenizer.apply_chat_template`` for request ``body`` (``tools`` among the arguments).
@@ -429,7 +437,8 @@ def preprocess_request(
     ``content_format`` is the server's ``--chat-template-content-format`` (``"auto"``: the
     format's own, as vLLM detects it); ``default_chat_template_kwargs`` its
     ``--default-chat-template-kwargs``; ``exclude_tools_when_tool_choice_none`` its
-    ``--exclude-tools-when-tool-choice-none``.
+    ``--exclude-tools-when-tool-choice-none``.  ``notes``: a list the preprocessing's own
+    losses are appended to, as ``dropped`` findings (:func:`audit_request`).
     """
     fmt = get_format(name)
     if not isinstance(body, Mapping):
@@ -442,7 +451,11 @@ def preprocess_request(
     if not isinstance(messages, list):
         raise InvalidRequest(f"messages: expected a list of messages, got {_type(messages)}")
     conversation = [_message(fmt, content_format, m, i) for i, m in enumerate(messages)]
-    _postprocess(conversation)
+    replaced = _postprocess(conversation)
+    if notes is not None:
+        notes.extend(Finding("", 0, path, 0, "value", (), "dropped",
+                             "not JSON: vLLM passes {} to the template instead")
+                     for path in replaced)
 
     chat_template_kwargs = body.get("chat_template_kwargs")
     if chat_template_kwargs is not None and not isinstance(chat_template_kwargs, dict):
@@ -481,6 +494,11 @@ def preprocess_request(
             "own function of that name, which chatformats does not model"
         )
     reads = set(fmt.variables or ()) | {"messages"}
+    if notes is not None:
+        notes.extend(Finding("", 0, f"chat_template_kwargs.{key}", 0, "value", (), "dropped",
+                             f"{fmt.name}'s template does not read {key}: vLLM drops it")
+                     for key in user_kwargs
+                     if key not in reads and key not in HF_APPLY_CHAT_TEMPLATE_PARAMS)
     kwargs = {k: v for k, v in kwargs.items() if k in reads or k in HF_APPLY_CHAT_TEMPLATE_PARAMS}
     kwargs.pop("conversation", None)  # vLLM passes the conversation under this name itself
     kwargs.pop("return_dict", None)  # get_apply_chat_template_kwargs sets return_dict=False
@@ -496,16 +514,76 @@ def render_request(
     content_format: str = "auto",
     default_chat_template_kwargs: Mapping[str, Any] | None = None,
     exclude_tools_when_tool_choice_none: bool = False,
+    strict: bool = False,
 ) -> str:
     """The prompt a vLLM server builds for OpenAI chat-completions request ``body`` with format
-    ``name``'s chat template (see the module docstring for each step and its source)."""
-    conversation, kwargs = preprocess_request(
-        name, body, content_format=content_format,
-        default_chat_template_kwargs=default_chat_template_kwargs,
-        exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none,
-    )
+    ``name``'s chat template (see the module docstring for each step and its source).
+
+    With ``strict=True`` what the server would lose or misprint without a word is refused
+    instead, naming the request's path: a ``chat_template_kwargs`` entry the template does not
+    read (:class:`~chatformats.UnknownVariableError`), tool-call arguments that are not JSON, and
+    input the template drops or prints as Python syntax (:class:`~chatformats.SilentInput`; see
+    :func:`audit_request` for each finding and the setting that avoids it)."""
+    options = dict(content_format=content_format,
+                   default_chat_template_kwargs=default_chat_template_kwargs,
+                   exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none)
+    if strict:
+        from .errors import SilentInput
+
+        for finding in _request_findings(name, body, now, options)[1]:
+            if finding.kind == "control":
+                continue
+            if finding.path.startswith("chat_template_kwargs."):
+                raise UnknownVariableError(f"{finding.path}: {finding.detail}; strict=True "
+                                           "refuses it")
+            raise SilentInput(f"{finding.path}: {finding.detail}; strict=True refuses it",
+                              finding)
+    conversation, kwargs = preprocess_request(name, body, **options)  # type: ignore[arg-type]
     from .pipeline import apply_chat_template
 
     result = apply_chat_template(name, conversation, now=now, **kwargs)
     assert isinstance(result, str)  # one conversation
     return result
+
+
+def audit_request(
+    name: str | ChatFormat,
+    body: Mapping[str, Any],
+    *,
+    now: datetime | None = None,
+    content_format: str = "auto",
+    default_chat_template_kwargs: Mapping[str, Any] | None = None,
+    exclude_tools_when_tool_choice_none: bool = False,
+) -> tuple[Finding, ...]:
+    """The audit of the prompt :func:`render_request` gives (``chatformats.audit_chat_template``
+    of the conversation vLLM builds: control strings, dropped input, Python syntax), with what
+    the server's own preprocessing loses: tool-call arguments that are not JSON (vLLM passes
+    ``{}``) and ``chat_template_kwargs`` entries the template does not read (vLLM drops them).
+    Where vLLM's content format leads to a ``repr`` (a template it detects as taking content
+    parts prints the parts list), the finding's ``detail`` names the setting that avoids it."""
+    options = dict(content_format=content_format,
+                   default_chat_template_kwargs=default_chat_template_kwargs,
+                   exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none)
+    return _request_findings(name, body, now, options)[1]
+
+
+def _request_findings(name: Any, body: Mapping[str, Any], now: Any,
+                      options: dict[str, Any]) -> tuple[str, tuple[Finding, ...]]:
+    """(the prompt, every finding) for :func:`render_request` and :func:`audit_request`."""
+    from . import _audit, _core
+
+    notes: list[Finding] = []
+    conversation, kwargs = preprocess_request(name, body, notes=notes, **options)
+    rendering, found = _audit.pipeline_layer(name, conversation, _core.clock(now), dict(kwargs))
+    fmt = get_format(name)
+    used = options["content_format"] if options["content_format"] != "auto" else fmt.content_format
+    out = list(notes)
+    for finding in found:
+        if finding.kind == "repr" and used == "openai" and finding.path.endswith(".content"):
+            finding = finding._replace(detail=(
+                f"{finding.detail}: vLLM passes content to this template as a list of parts "
+                "(--chat-template-content-format openai, as it detects the template); the server "
+                "option --chat-template-content-format string (content_format='string') passes "
+                "the text instead"))
+        out.append(finding)
+    return rendering.text, tuple(sorted(out, key=lambda f: (f.offset, f.kind != "control", f.path)))

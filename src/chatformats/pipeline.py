@@ -498,10 +498,12 @@ def apply_chat_template_spans(
 
 def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_prompt: Any,
            continue_final_message: Any, now: datetime | None, strict: bool, kwargs: dict[str, Any],
-           spans: bool) -> Any:
+           spans: bool, silent: list[Any] | None = None) -> Any:
     """Both entry points: transformers' steps (the module docstring), then each conversation
     rendered through the render core, with a :class:`~chatformats._spans.Recorder` when
-    ``spans`` (the text is the same either way)."""
+    ``spans`` (the text is the same either way).  With ``strict``, input a render dropped or
+    printed as Python syntax is refused (:mod:`chatformats._silent`); ``silent``: a list each
+    conversation's ``dropped`` and ``repr`` findings are appended to (a list per conversation)."""
     fmt = get_format(name)
     given_now = now  # for the tokenizing path, which renders through this function again
     now = _core.clock(now)
@@ -605,38 +607,69 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
     variables["add_generation_prompt"] = add_generation_prompt
 
     rendered: list[Any] = []
-    for chat in conversations:
+    if continue_final_message:
+        continue_final_message = (
+            continue_final_message if isinstance(continue_final_message, str) else "content"
+        )
+    for number, chat in enumerate(conversations):
         final_message: Any = None
         if continue_final_message:
-            continue_final_message = (
-                continue_final_message if isinstance(continue_final_message, str) else "content"
-            )
-            try:
-                final_message = _tag_final_message(fmt.template_file, chat, continue_final_message)
-            except (ChatFormatError, MemoryError):
-                raise
-            except Exception as exc:  # a str subclass whose __hash__ or __eq__ fails, ...
-                raise InvalidConversation(
-                    f"continue_final_message: {type(exc).__name__}: {exc}"
-                ) from exc
+            final_message = _final_message(fmt, chat, continue_final_message)
         if "messages" in variables:  # render(messages=chat, **kwargs) in transformers
             raise PipelineTypeError(
                 "jinja2.environment.Template.render() got multiple values for keyword argument "
                 "'messages'"
             )
-        if spans:
+        if spans or strict or silent is not None:
             recorder = Recorder()
             rendering = build(_core.call_port(name, port, calls, chat, variables, now, recorder),
                               recorder)
             if continue_final_message:
                 rendering = rendering.cut(len(_cut_at_tag(rendering.text, final_message)))
-            rendered.append(rendering)
+            if strict or silent is not None:
+                found = _silent_findings(name, fmt, port, calls, chat, variables, now,
+                                         continue_final_message, final_message, rendering)
+                if silent is not None:
+                    silent.append(found)
+                if strict:
+                    from ._silent import check
+
+                    check(found, fmt.name, f"conversation {number}: " if is_batched else "")
+            rendered.append(rendering if spans else rendering.text)
             continue
         text = _core.call_port(name, port, calls, chat, variables, now)
         if continue_final_message:
             text = _cut_at_tag(text, final_message)
         rendered.append(text)
     return rendered if is_batched else rendered[0]
+
+
+def _final_message(fmt: Any, chat: Any, continue_final_message: str) -> Any:
+    """The final message tagged for ``continue_final_message`` (``_tag_final_message``)."""
+    try:
+        return _tag_final_message(fmt.template_file, chat, continue_final_message)
+    except (ChatFormatError, MemoryError):
+        raise
+    except Exception as exc:  # a str subclass whose __hash__ or __eq__ fails, ...
+        raise InvalidConversation(
+            f"continue_final_message: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _silent_findings(name: Any, fmt: Any, port: Any, calls: Any, chat: Any,
+                     variables: dict[str, Any], now: datetime, continue_final_message: Any,
+                     final_message: Any, rendering: Any) -> list[Any]:
+    """The ``dropped`` and ``repr`` findings of one conversation's ``rendering``, confirmed by
+    rendering changed copies the way :func:`_apply` renders ``chat`` (the text cut at the
+    continued ``final_message`` where ``continue_final_message`` asks)."""
+    from ._registry import silent_findings
+
+    def rerender(other: Any, other_variables: Any) -> str:
+        text: str = _core.call_port(name, port, calls, other, other_variables, now)
+        # ``chat``'s final message is tagged already (in place), and so is the copy's.
+        return _cut_at_tag(text, final_message) if continue_final_message else text
+
+    return silent_findings(name, port, calls, chat, now, variables, rendering, rerender)
 
 
 def _tag_final_message(template_file: str, chat: list[Any], field: str) -> Any:

@@ -62,6 +62,8 @@ class RenderStage:
     - ``generation_prompt``: see :data:`GENERATION_PROMPT_MODES`.
     - ``now``: the clock behind ``strftime_now``; default: when the stage was built, so every
       worker renders with the same date.
+    - ``strict``: a row with a variable the template does not read, input it drops or a value
+      it prints as Python syntax gets an error instead of a prompt (``strict=True``).
 
     An instance pickles small (the format's name and these options), so it can also be passed
     to ``map_batches`` as a function (Ray tasks instead of actors)."""
@@ -79,6 +81,7 @@ class RenderStage:
         generation_prompt: bool | str | None = None,
         error_column: str = "error",
         now: datetime | None = None,
+        strict: bool = False,
     ) -> None:
         fmt = get_format(format)  # UnknownFormatError, with its "did you mean"
         if layer not in LAYERS:
@@ -110,14 +113,16 @@ class RenderStage:
         self._options = Options(format=self.format, layer=layer,
                                 generation_prompt=generation_prompt is True, now=self.now,
                                 variables=fixed + ((("add_generation_prompt", False),)
-                                                   if generation_prompt is False else ()))
+                                                   if generation_prompt is False else ()),
+                                strict=strict)
         # generation_prompt="auto": one set of options for a conversation that ends with a user
         # message, one for any other.
         self._after_user = Options(format=self.format, layer=layer, generation_prompt=True,
-                                   now=self.now, variables=fixed)
+                                   now=self.now, variables=fixed, strict=strict)
         self._otherwise = Options(format=self.format, layer=layer, now=self.now,
                                   variables=fixed + (("add_generation_prompt", False),
-                                                     ("continue_final_message", True)))
+                                                     ("continue_final_message", True)),
+                                  strict=strict)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.format!r}, layer={self.layer!r}, "

@@ -113,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _parquet_cli.add_options(p)
     _parquet_cli.add_ids_option(p)
+    p.add_argument("--strict", action="store_true",
+                   help="refuse (exit 1) a variable the template does not read, input it drops "
+                        "and a value it prints as Python syntax (what `chatformats audit` "
+                        "reports as dropped or repr), naming the path")
     p.add_argument("--workers", metavar="N", type=_positive, default=1,
                    help="with --jsonl: render in N processes (default 1)")
     p.set_defaults(func=_cmd_render)

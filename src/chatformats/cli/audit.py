@@ -10,9 +10,14 @@ string of the format inside input-derived text, see ``chatformats.audit``) is on
 
 (``path:offset in the value: token``; ``[in its rendered text]`` when the offset counts in the
 value's JSON or ``str()``, ``[across: ...]`` when the occurrence spans several sources);
+Input the render dropped and values it printed as Python syntax are findings too::
+
+    messages[4]: dropped: the message contributed no character (prompt offset 192)
+    messages[0].content: repr: list printed through str() (Python syntax, not JSON): [...]
+
 ``--json`` prints a JSON list of ``{"token", "offset", "path", "input_offset", "form",
-"sources"}`` instead.  Exit status: 0 no finding; 3 at least one finding; 1 the input cannot be
-read or rendered; 2 usage error.
+"sources", "kind", "detail"}`` instead.  Exit status: 0 no finding; 3 at least one finding; 1
+the input cannot be read or rendered; 2 usage error.
 
 ``render ... --html OUT`` writes the prompt to stdout as ``render`` does, and the page of
 :mod:`chatformats.html` to OUT.
@@ -41,10 +46,12 @@ def add_parser(sub: Any, resolve: Callable[[str], Any], parse_file: Callable[[st
     ``parse_file``: FILE -> a conversation (``.messages``, ``.variables``) as ``render`` reads
     it."""
     p = sub.add_parser(
-        "audit", help="find the format's control tokens in input-derived text",
+        "audit", help="find the format's control tokens in input-derived text, and input "
+                      "the template drops or prints as Python syntax",
         description="Render FILE with spans and report every control string of the format "
                     "(its tokenizer's special tokens, its template's tags) inside text that came "
-                    "from the input. Exit status: 0 none found, 3 found, 1 the input cannot be "
+                    "from the input, every input the render dropped and every value it printed "
+                    "as Python syntax. Exit status: 0 none found, 3 found, 1 the input cannot be "
                     "read or rendered, 2 usage error.")
     p.add_argument("format", metavar="FORMAT", help="format name or model id")
     p.add_argument("file", metavar="FILE", nargs="?",
@@ -115,6 +122,12 @@ def _spans_and_findings(args: argparse.Namespace, resolve: Callable[[str], Any],
 
 def describe(finding: Any) -> str:
     """One finding as one line (see the module docstring)."""
+    if finding.kind == "dropped":
+        return f"{finding.path}: dropped: {finding.detail} (prompt offset {finding.offset})"
+    if finding.kind == "repr":
+        shown = finding.token if len(finding.token) <= 80 else finding.token[:77] + "..."
+        return (f"{finding.path}: repr: {finding.detail}: {shown} "
+                f"(prompt offset {finding.offset})")
     line = (f"{finding.path}:{finding.input_offset}: {finding.token} "
             f"(prompt offset {finding.offset})")
     if finding.form != "value":
@@ -123,6 +136,22 @@ def describe(finding: Any) -> str:
         line += " [across: " + ", ".join(s if s is not None else "template"
                                          for s in finding.sources) + "]"
     return line
+
+
+def summary(findings: Any, format_name: str) -> str:
+    """``4 control strings of qwen3 in input text, 1 dropped input, 1 value printed as Python``."""
+    counts = {kind: sum(1 for f in findings if f.kind == kind)
+              for kind in ("control", "dropped", "repr")}
+    parts = []
+    if counts["control"]:
+        parts.append(f"{counts['control']} control string{'s' if counts['control'] != 1 else ''}"
+                     f" of {format_name} in input text")
+    if counts["dropped"]:
+        parts.append(f"{counts['dropped']} dropped input{'s' if counts['dropped'] != 1 else ''}")
+    if counts["repr"]:
+        parts.append(f"{counts['repr']} value{'s' if counts['repr'] != 1 else ''} printed as "
+                     "Python syntax")
+    return ", ".join(parts)
 
 
 def run_audit(args: argparse.Namespace, resolve: Callable[[str], Any],
@@ -139,8 +168,7 @@ def run_audit(args: argparse.Namespace, resolve: Callable[[str], Any],
         for finding in findings:
             sys.stdout.write(json.dumps(describe(finding), ensure_ascii=False)[1:-1] + "\n")
     if findings:
-        sys.stderr.write(f"chatformats: {_name(args.file)}: {len(findings)} control string"
-                         f"{'s' if len(findings) != 1 else ''} of {fmt.name} in input text\n")
+        sys.stderr.write(f"chatformats: {_name(args.file)}: {summary(findings, fmt.name)}\n")
         return EXIT_FINDINGS
     return EXIT_OK
 

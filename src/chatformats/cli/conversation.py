@@ -117,6 +117,8 @@ class Options:
     generation_prompt: bool = False
     now: datetime | None = None
     variables: tuple[tuple[str, Any], ...] = ()
+    #: ``--strict``: refuse unknown variables, dropped input and Python syntax in the prompt.
+    strict: bool = False
 
     def clock(self) -> datetime:
         return self.now if self.now is not None else datetime.now()
@@ -168,10 +170,12 @@ def render_conversation(conv: Conversation, opts: Options) -> str:
     now = opts.clock()
     try:
         if opts.layer == "template":
-            return get_format(opts.format).render(conv.messages, now=now, **variables)
+            return get_format(opts.format).render(conv.messages, now=now, strict=opts.strict,
+                                                  **variables)
         apply_chat_template = _apply_chat_template()
         params = {name: variables.pop(name) for name in _PIPELINE_PARAMS if name in variables}
-        result = apply_chat_template(opts.format, conv.messages, now=now, **params, **variables)
+        result = apply_chat_template(opts.format, conv.messages, now=now, strict=opts.strict,
+                                     **params, **variables)
     except ChatFormatError:
         raise
     except TypeError as exc:  # a variable the Python API refuses (tokenize, chat_template, ...)
@@ -227,5 +231,5 @@ def _options(args: argparse.Namespace, fmt: ChatFormat) -> Options:
     now = args.now if args.now is not None else datetime.now()
     warn_unknown_variables(fmt.name, [name for name, _ in args.var])
     return Options(format=fmt.name, layer=args.layer, generation_prompt=args.generation_prompt,
-                   now=now, variables=tuple(args.var))
+                   now=now, variables=tuple(args.var), strict=bool(getattr(args, "strict", False)))
 

@@ -48,6 +48,11 @@ def add_parser(sub: Any) -> None:
                    help="the server's --default-chat-template-kwargs")
     p.add_argument("--exclude-tools-when-tool-choice-none", action="store_true",
                    help="the server's option of that name")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse (exit 1) what the server would lose or misprint without a word: "
+                        "a chat_template_kwargs entry the template does not read, tool-call "
+                        "arguments that are not JSON, input the template drops, a value it "
+                        "prints as Python syntax")
     p.add_argument("--preprocess", action="store_true",
                    help="print the conversation and the arguments vLLM passes to "
                         "apply_chat_template (JSON) instead of the prompt")
@@ -70,7 +75,7 @@ def _cmd_request(args: argparse.Namespace) -> int:
             text = json.dumps({"messages": messages, "kwargs": kwargs}, ensure_ascii=False,
                               indent=2) + "\n"
         else:
-            text = render_request(fmt, body, now=args.now, **options)
+            text = render_request(fmt, body, now=args.now, strict=args.strict, **options)
     except ChatFormatError as exc:
         raise InputError(f"{_name(args.file)}: {_describe(exc)}") from None
     _write_stdout(text)
