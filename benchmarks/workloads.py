@@ -50,6 +50,8 @@ import json
 import random
 from typing import Any, Dict, List
 
+import chatformats
+
 SEED = 20261130
 
 # Workload name -> (kind, size).  Order is the order of the report.
@@ -227,11 +229,10 @@ def _result(rng: random.Random, tool: str) -> str:
 
 
 # The formats whose templates concatenate a tool call's arguments to a string
-# (``'...' + tool['function']['arguments']``): a mapping there is a TypeError by design.
-STRING_ARGUMENTS = frozenset({
-    "deepseek-r1", "deepseek-r1-2025-01", "deepseek-r1-0528-qwen3", "deepseek-r1-distill",
-    "deepseek-r1-distill-2025-01", "deepseek-v3", "deepseek-v3.1",
-})
+# (``'...' + tool['function']['arguments']``): a mapping there is a TypeError by design
+# (each spec's ``call_arguments``).
+STRING_ARGUMENTS = frozenset(name for name in chatformats.formats()
+                             if chatformats.get_format(name).call_arguments == "string")
 
 
 def _tool_round(rng: random.Random, number: int, fmt: str) -> List[Dict[str, Any]]:

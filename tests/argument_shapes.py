@@ -14,11 +14,11 @@ import copy
 import json
 from typing import Any
 
-# Every template that concatenates a tool call's arguments to a string.
-STRING_ARGUMENTS = frozenset({
-    "deepseek-r1", "deepseek-r1-2025-01", "deepseek-r1-0528-qwen3", "deepseek-r1-distill",
-    "deepseek-r1-distill-2025-01", "deepseek-v3", "deepseek-v3.1",
-})
+import chatformats
+
+# Every template that concatenates a tool call's arguments to a string (its spec says so).
+STRING_ARGUMENTS = frozenset(name for name in chatformats.formats()
+                             if chatformats.get_format(name).call_arguments == "string")
 
 
 def shaped(name: str, messages: Any) -> Any:

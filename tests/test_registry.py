@@ -110,3 +110,31 @@ def test_importing_chatformats_loads_no_template_engine():
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_call_arguments_is_what_the_template_takes() -> None:
+    """A spec's ``call_arguments``, against the reference, beside a content of ``None`` or
+    ``""`` (some templates write calls beside only one of them): ``"mapping"``, a call whose
+    arguments are a mapping renders, and wherever their JSON text renders a mapping does too;
+    ``"string"`` (the template concatenates them), where their JSON text renders a mapping
+    fails."""
+    from . import oracle
+
+    for name in chatformats.formats():
+        fmt = chatformats.get_format(name)
+        assert fmt.call_arguments in ("mapping", "string"), name
+        outcomes = []
+        for content in (None, ""):
+            def turn(arguments: Any) -> list[dict[str, Any]]:
+                call = {"id": "call_1", "type": "function",
+                        "function": {"name": "get_weather", "arguments": arguments}}
+                return [{"role": "user", "content": "Weather?"},
+                        {"role": "assistant", "content": content, "tool_calls": [call]}]
+
+            as_text = oracle.render(name, turn('{"city": "Paris"}'), record_coverage=False).ok
+            as_mapping = oracle.render(name, turn({"city": "Paris"}), record_coverage=False).ok
+            outcomes.append((as_text, as_mapping))
+        if fmt.call_arguments == "string":
+            assert (True, False) in outcomes, (name, outcomes)
+        else:
+            assert any(m for _, m in outcomes) and (True, False) not in outcomes, (name, outcomes)

@@ -97,13 +97,16 @@ class Spec(Record):
       completions, or ``""`` for a format without a parser;
     - ``reasoning_field``: the message field the template reads an assistant turn's reasoning
       from (the benchmarks' workloads put the reasoning there);
+    - ``call_arguments``: the shape of a tool call's ``arguments`` the template takes:
+      ``"mapping"`` (a mapping, or either shape) or ``"string"`` (the template concatenates it
+      to a string, so a mapping there fails by the template's own design);
     - ``tests``: what the shared test properties need (:class:`Tests`).
     """
 
     __slots__ = ("name", "model_ids", "description", "template_file", "template_sha256", "module",
                  "special_tokens", "control_strings", "control_provenance", "variables", "calls",
                  "content_format", "modalities", "variant_of", "revision_of", "grammar",
-                 "reasoning_field", "tests")
+                 "reasoning_field", "call_arguments", "tests")
 
     name: str
     model_ids: tuple[str, ...]
@@ -122,13 +125,14 @@ class Spec(Record):
     revision_of: str
     grammar: str
     reasoning_field: str
+    call_arguments: str
     tests: Tests
 
     _defaults = {"model_ids": (), "description": "", "module": "", "special_tokens": {},
                  "control_strings": (), "control_provenance": "", "variables": (),
                  "calls": frozenset(), "content_format": "string", "modalities": {},
                  "variant_of": "", "revision_of": "", "grammar": "", "reasoning_field": "reasoning_content",
-                 "tests": Tests()}
+                 "call_arguments": "mapping", "tests": Tests()}
 
     def __init__(self, *values: Any, **named: Any) -> None:
         super().__init__(*values, **named)

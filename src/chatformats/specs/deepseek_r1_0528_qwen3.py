@@ -29,6 +29,7 @@ SPEC = Spec(
     content_format="string",
     # DeepSeek's tool-call section: the family's grammar (parsing/_deepseek.py, parsing/deepseek_r1_0528_qwen3.py).
     grammar="deepseek_r1_0528_qwen3",
+    call_arguments="string",  # the template concatenates them
     tests=Tests(
         variables={"bos_token": ("<｜begin▁of▁sentence｜>",), "add_generation_prompt": "flag"},
         # Together these run every reachable line and branch: two system messages joined, a

@@ -26,5 +26,6 @@ SPEC = Spec(
     content_format="string",
     # DeepSeek's tool-call section: the family's grammar (parsing/_deepseek.py, parsing/deepseek_r1_distill.py).
     grammar="deepseek_r1_distill",
+    call_arguments="string",  # the template concatenates them
     tests=Tests(variables=VARIABLES, covering=COVERING, generation=GENERATION),
 )

@@ -26,6 +26,7 @@ SPEC = Spec(
     content_format="string",
     # DeepSeek's tool-call section: the family's grammar (parsing/_deepseek.py, parsing/deepseek_r1_distill.py).
     grammar="deepseek_r1_distill",
+    call_arguments="string",  # the template concatenates them
     # Its logic is deepseek-r1-distill's (one shared port): half the weight.
     tests=Tests(variables=VARIABLES, covering=COVERING, weight=0.5, generation=GENERATION),
 )

@@ -32,6 +32,7 @@ SPEC = Spec(
     content_format="string",
     # DeepSeek's tool-call section: the family's grammar (parsing/_deepseek.py, parsing/deepseek_v3.py).
     grammar="deepseek_v3",
+    call_arguments="string",  # the template concatenates them
     tests=Tests(
         variables={"bos_token": ("<｜begin▁of▁sentence｜>",), "add_generation_prompt": "flag"},
         # Together these run every line and branch: two system messages joined, a tool-call

@@ -28,6 +28,7 @@ SPEC = Spec(
     content_format="string",
     # DeepSeek's tool-call tokens: a grammar of its own (parsing/deepseek_v3_1.py).
     grammar="deepseek_v3_1",
+    call_arguments="string",  # the template concatenates them
     tests=Tests(
         variables={"bos_token": ("<｜begin▁of▁sentence｜>",), "thinking": "flag",
                    "add_generation_prompt": "flag"},
