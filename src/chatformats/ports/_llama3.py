@@ -25,6 +25,10 @@ texts hold verbatim, line for line, lives here:
   L110-117);
 - the headers and end tokens.
 
+The head of the message loop (3.1 L66-68, 3.2 L67-69: the test of each message and the turn of
+one that is neither a tool call nor a tool result) is the same text in 3.1 and 3.2 too; it stays
+written out in each port, where it runs once per message without a function call.
+
 The ``Lnn`` comments below cite ``llama3_1_2024_09.jinja``.
 """
 
