@@ -10,8 +10,8 @@ Three of Meta's templates are built around the same blocks:
   December revision and the source-document variant): the 3.2 text with an image scan, a
   system block left out for images, and content parts.
 
-Each port keeps its own preamble, system block and message loop (they differ); what the three
-texts hold verbatim, line for line, lives here:
+Each port keeps its own preamble and system block (they differ); what two or three of the texts
+hold verbatim, line for line, lives here:
 
 - the tool list, ``for t in tools: t|tojson(indent=4) + "\\n\\n"`` (:func:`tools_json`: the
   system block's copy and the first user message's);

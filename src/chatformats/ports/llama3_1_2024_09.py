@@ -11,7 +11,9 @@ generation prompt (107-109).  ``Lnn`` comments cite template lines.
 
 The blocks this text shares verbatim with Llama 3.2 and Llama 3.2 Vision (the tool list, the
 first user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the
-headers) are :mod:`chatformats.ports._llama3`'s; the built-in tools are this port's own.
+headers) are :mod:`chatformats.ports._llama3`'s, and so is the message loop it shares with Llama
+3.2 (``message_loop``); the tool-call branch of that loop (:func:`tool_call_turn`, with the
+built-in calls) is this port's own.
 
 Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so
 the blank lines 14, 22, 44 and 65 emit nothing.

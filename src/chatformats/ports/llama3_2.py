@@ -10,7 +10,8 @@ template lines.
 
 The blocks this text shares verbatim with Llama 3.1 and Llama 3.2 Vision (the tool list, the
 first user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the
-headers) are :mod:`chatformats.ports._llama3`'s.
+headers) are :mod:`chatformats.ports._llama3`'s, and so is the message loop it shares with Llama
+3.1 (``message_loop``) but for the loop's tool-call branch (:func:`tool_call_turn`).
 
 Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so
 the blank lines 18, 26, 45 and 66 emit nothing.
