@@ -1032,6 +1032,7 @@ def test_drift_llama_python_code(data: st.DataObject, code: str, end: str, befor
                                              add_generation_prompt=True,
                                              builtin_tools=["code_interpreter"])
     assume(code.strip() and not code.lstrip().startswith("{"))
+    assume(grammar(name).meta_builtin_call(code) is None)  # Meta's built-in call: the next test
     try:
         grammar(name).builtin_call(code, "")
         assume(False)  # a built-in call, which the round trip covers
@@ -1045,6 +1046,33 @@ def test_drift_llama_python_code(data: st.DataObject, code: str, end: str, befor
     if not before:
         with pytest.raises(ParseError):
             parse_response(name, completion, prefix=prompt, strict=True)
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data(), tool=st.sampled_from(["brave_search", "wolfram_alpha"]),
+       query=text_for("llama-3.1").filter(lambda t: '"' not in t),
+       before=st.sampled_from(["", "\n", "Searching: "]),
+       after=st.sampled_from(["\n", " ", " Let me look.", "\n\nOne moment."]))
+def test_drift_llama_builtin_call_with_text(data: st.DataObject, tool: str, query: str,
+                                            before: str, after: str) -> None:
+    """Modelled on Meta's reference decoder (llama-models ``models/llama3/tool_utils.py``,
+    ``maybe_extract_builtin_tool_call``: the first ``NAME.call(query="...")`` anywhere after
+    ``<|python_tag|>``) and llama.cpp tests/test-chat.cpp's Llama 3.1 built-in tool cases: a
+    built-in call the model surrounds with text (or a newline) is the turn's own call, the text
+    is content."""
+    name = "llama-3.1"
+    m = {"role": "assistant", "tool_calls": [{"type": "function", "function": {
+        "name": tool, "arguments": {"query": query}}}]}
+    prompt, completion = _render_turn(name, m, builtin_tools=[tool])
+    expected = parse_response(name, completion, prefix=prompt, strict=True)
+    assert expected["tool_calls"][0]["function"]["arguments"] == {"query": query}
+    tag, end = "<|python_tag|>", "<|eom_id|>"
+    assert completion.startswith(tag) and completion.endswith(end)
+    mutated = tag + before + completion[len(tag):-len(end)] + after + end
+    one = _recovered(name, prompt, mutated, data)
+    kept = (before if before.strip() else "") + (after if after.strip() else "")
+    assert one == {**expected, "content": kept}
+    assert "recovered-call" in [d["kind"] for d in one.diagnostics]
 
 
 def test_llama_builtin_call_values_the_template_does_not_escape() -> None:

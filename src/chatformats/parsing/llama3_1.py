@@ -19,9 +19,11 @@ The recovering reading (``RECOVER``) is the Llama 3.2 Vision one (vLLM's Llama3J
 ``llama_tool_parser.py`` at 500932b: JSON calls found anywhere, ``;``-separated, ``"arguments"``
 or ``"parameters"``; the text around them kept as content) with what follows
 ``<|python_tag|>`` read as Meta's reference decoder reads it (``meta-llama/llama-models``,
-``models/llama3/chat_format.py`` at d42f395, ``decode_assistant_message_from_content``): a JSON
-call (or several), else a built-in call, else, since ``<|python_tag|>`` opens code in the
-``Environment: ipython`` mode, the whole text is the ``code`` of a ``code_interpreter`` call.
+``models/llama3/chat_format.py`` at d42f395, ``decode_assistant_message_from_content``): the
+exact built-in call, else a JSON call (or several), else the first ``NAME.call(query="...")``
+anywhere (``tool_utils.py``'s pattern; the text around it is content), else, since
+``<|python_tag|>`` opens code in the ``Environment: ipython`` mode, the whole text is the
+``code`` of a ``code_interpreter`` call.
 """
 
 from __future__ import annotations
@@ -75,17 +77,69 @@ def builtin_call(raw: str, marker: str) -> Any:
     return {"type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+_QUERY = '.call(query="'
+
+
+def _word_start(text: str, end: int) -> int:
+    """Where the run of word characters (``\\w``) that ends at ``end`` begins."""
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return start
+
+
+def meta_builtin_call(raw: str) -> Outcome | None:
+    """Meta's ``maybe_extract_builtin_tool_call`` (``models/llama3/tool_utils.py`` at d42f395:
+    the first match of ``\\b(?P<tool_name>\\w+)\\.call\\(query="(?P<query>[^"]*)"\\)``
+    anywhere): that call, with the text before and after it kept as content; None when there is
+    none.  Searched for its literal ``.call(query="`` (no regex backtracking over a long word)."""
+    at = raw.find(_QUERY)
+    while at >= 0:
+        start = _word_start(raw, at)
+        value_start = at + len(_QUERY)
+        close = raw.find('"', value_start)
+        if start < at and close >= 0 and raw.startswith(")", close + 1):
+            call = {"type": "function", "function": {
+                "name": raw[start:at], "arguments": {"query": raw[value_start:close]}}}
+            notes = [("recovered-call", start, "a built-in call inside the text read as a call")]
+            parts: list[tuple[str, Any]] = []
+            if raw[:start].strip():
+                parts.append(("content", raw[:start]))
+                notes.insert(0, ("text-before-call", 0, "text before a tool call kept as content"))
+            parts.append(("tool_calls", [call]))
+            if raw[close + 2:].strip():
+                parts.append(("content", raw[close + 2:]))
+                notes.append(("stray-text", close + 2, "text after a tool call kept as content"))
+            return Outcome(parts, notes)
+        at = raw.find(_QUERY, at + 1)
+    return None
+
+
+def _is_word(text: str) -> bool:
+    """Whether ``text`` is a run of word characters (``\\w+``: a tool's name as Meta's pattern
+    reads one)."""
+    return bool(text) and all(c.isalnum() or c == "_" for c in text)
+
+
 def _recover_python(raw: str, marker: str) -> Any:
-    """What follows ``<|python_tag|>`` in the recovering reading: the exact built-in call; else
-    JSON calls (vLLM's rule, Meta's ``maybe_extract_custom_tool_call`` first); else, when there
-    is any text, the ``code`` of a ``code_interpreter`` call (Meta's ``elif ipython``); else the
-    tag itself is content."""
+    """What follows ``<|python_tag|>`` in the recovering reading: the exact built-in call (whose
+    name is a run of word characters, as every built-in tool's is: code that happens to hold
+    ``.call(`` is not read as a call named ``print("x``); else
+    JSON calls (vLLM's rule, Meta's ``maybe_extract_custom_tool_call`` first); else Meta's
+    built-in call found in the text (:func:`meta_builtin_call`); else, when there is any text,
+    the ``code`` of a ``code_interpreter`` call (Meta's ``elif ipython``); else the tag itself
+    is content."""
     try:
-        return builtin_call(raw, marker)
+        call = builtin_call(raw, marker)
+        if _is_word(call["function"]["name"]):
+            return call
     except ParseError:
         pass
     if raw.lstrip().startswith("{"):
         return _recover.json_calls(raw, True, (PYTHON_TAG, ""))
+    found = meta_builtin_call(raw)
+    if found is not None:
+        return found
     if not raw.strip():
         return Outcome([("content", PYTHON_TAG + raw)],
                        [("not-a-call", 0, "<|python_tag|> with nothing after it kept as content")])
