@@ -7,8 +7,8 @@ Workloads per format, each the completion of one rendered assistant turn (the po
 output, so both parsers read what the template writes):
 
 - ``short``: a sentence of reasoning and content;
-- ``tools``: content and three tool calls (one for llama-3.2-vision; two and no content for
-  deepseek-r1-distill and deepseek-v3, whose templates write calls only so);
+- ``tools``: content and three tool calls (one call and no content for the Llama grammars;
+  two and no content for deepseek-r1-distill and deepseek-v3, whose templates write calls only so);
 - ``long``: 20,000 characters of content full of near-miss ``<`` and ``<|`` (the partial
   control tokens a streaming parser has to hold back);
 - ``stream``: ``long`` fed 16 characters at a time to each library's streaming parser.
@@ -27,7 +27,7 @@ Readings: each row times the default (recovering) reading; ``strict`` is the exa
 same text, so the cost of recovery on exact output shows as their ratio.
 
 The ``renderers`` package (0.1.12, the ``bench`` extra) where it has the model: its
-``parse_qwen3`` (Qwen3 2507 and the tool agent) and ``parse_llama_3`` (Llama 3.2 Vision), which
+``parse_qwen3`` (Qwen3 2507 and the tool agent) and ``parse_llama_3`` (Llama 3.2 Vision, Llama 3.1), which
 read token ids through the model's tokenizer.  No model tokenizer is downloaded: an in-process
 byte-level tokenizer (``tokenizers``' ByteLevel alphabet, no merges, the format's control tokens
 as special tokens) gives the ids, so each byte is a token (a real vocabulary has about four times
@@ -64,6 +64,8 @@ DEEPSEEK = {"deepseek_v3_1", "deepseek_r1", "deepseek_r1_distill", "deepseek_v3"
 #: template layer (the pipeline drops None values), with at most two calls (the second ends the
 #: turn).
 NONE_CONTENT_CALLS = {"deepseek_r1_distill", "deepseek_v3"}
+#: The grammars whose template writes one tool call per turn, without content beside it.
+SINGLE_CALL = ("llama3_2_vision", "llama3_1")
 
 
 def _turn(name: str, m: dict[str, Any]) -> tuple[str, str]:
@@ -87,7 +89,7 @@ def _turn(name: str, m: dict[str, Any]) -> tuple[str, str]:
 
 
 def workloads(name: str, long_chars: int = 20_000) -> dict[str, tuple[str, str]]:
-    n_calls = 1 if family(name) == "llama3_2_vision" else 3
+    n_calls = 1 if family(name) in SINGLE_CALL else 3
     calls = [{"type": "function", "function": {"name": "search", "arguments": {"query": f"parsing {k}", "limit": k}}}
              for k in range(n_calls)]
     if family(name) == "solar_open":
@@ -100,7 +102,7 @@ def workloads(name: str, long_chars: int = 20_000) -> dict[str, tuple[str, str]]
     long_text = (FILLER * (long_chars // len(FILLER) + 1))[:long_chars]
     return {
         "short": _turn(name, {"role": "assistant", "content": "Here are three papers.", **reasoning}),
-        "tools": _turn(name, {"role": "assistant", "content": "" if family(name) == "llama3_2_vision" else "Searching.",
+        "tools": _turn(name, {"role": "assistant", "content": "" if family(name) in SINGLE_CALL else "Searching.",
                               "tool_calls": calls, **reasoning}),
         "long": _turn(name, {"role": "assistant", "content": long_text, **reasoning}),
     }
@@ -143,6 +145,7 @@ RENDERERS = {
     "llama3_2_vision": ("llama_3", ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>",
                                     "<|end_header_id|>")),
 }
+RENDERERS["llama3_1"] = RENDERERS["llama3_2_vision"]  # one cached tokenizer per parser
 
 
 def _byte_tokenizer(specials: tuple[str, ...]) -> Any:

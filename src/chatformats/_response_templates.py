@@ -228,6 +228,24 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
                         "content_args": {"strip": False}},
         },
     },
+    # Llama 3.1: the Llama 3.2 Vision turn (a JSON call, or content|trim, which reads as
+    # written).  A built-in call (<|python_tag|>NAME.call(k="v")) has no field here: LIMITS.
+    "llama3_1": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _LLAMA_ASSISTANT,
+        "fields": {
+            "tool_calls": {
+                "open_pattern": r'\A(?=\{"name": ")',
+                "close_pattern": _LLAMA_END,
+                "repeats": True,
+                "content": "json",
+                "transform": {"type": "function", "function": {
+                    "name": "{content.name}", "arguments": "{content.parameters}"}},
+            },
+            "content": {"close_pattern": _LLAMA_END, "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
     "cogito": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _LLAMA_ASSISTANT,
@@ -335,6 +353,11 @@ LIMITS: dict[str, tuple[str, ...]] = {
     ),
     "llama3_2_vision": (
         "none on rendered completions; malformed ones are read leniently",
+    ),
+    "llama3_1": (
+        "built-in calls (<|python_tag|>NAME.call(k=\"v\", ...)): a field has one content "
+        "parser, and the JSON calls take the tool_calls field, so a built-in call reads as "
+        "content",
     ),
     "cogito": (
         "tool-call ids: a transform cannot keep a key that only some calls have, so ids are "

@@ -38,15 +38,24 @@ def _content(raw: str, marker: str) -> str:
     return raw
 
 
-def _call(raw: str, marker: str) -> Any:
-    obj = _json.load(NAME, raw)
-    # The template's convention: "parameters" is tojson of the arguments, a string stays one.
-    call = _json.function_call(NAME, obj, raw, key="parameters", strings=True)
-    if set(obj) != {"name", "parameters"}:
-        raise ParseError(f"{NAME}: a tool call has exactly \"name\" and \"parameters\"; "
-                         f"got {excerpt(raw)}")
-    call["function"] = {"name": obj["name"], "arguments": obj["parameters"]}
-    return call
+def json_call(fmt: str) -> Any:
+    """The exact value of a JSON call region, its errors prefixed by format ``fmt`` (Llama 3.1
+    writes the same body: ``ports/_llama3.json_call``)."""
+
+    def value(raw: str, marker: str) -> Any:
+        obj = _json.load(fmt, raw)
+        # The template's convention: "parameters" is tojson of the arguments, a string stays one.
+        call = _json.function_call(fmt, obj, raw, key="parameters", strings=True)
+        if set(obj) != {"name", "parameters"}:
+            raise ParseError(f"{fmt}: a tool call has exactly \"name\" and \"parameters\"; "
+                             f"got {excerpt(raw)}")
+        call["function"] = {"name": obj["name"], "arguments": obj["parameters"]}
+        return call
+
+    return value
+
+
+_call = json_call(NAME)
 
 
 def _recover_calls(raw: str, marker: str) -> Outcome:

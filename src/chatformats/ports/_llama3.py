@@ -10,14 +10,17 @@ Three of Meta's templates are built around the same blocks:
   December revision and the source-document variant): the 3.2 text with an image scan, a
   system block left out for images, and content parts.
 
-Each port keeps its own preamble, system block and message loop (they differ); what the three
-texts hold verbatim, line for line, lives here:
+Each port keeps its own preamble and system block (they differ); what two or three of the texts
+hold verbatim, line for line, lives here:
 
 - the tool list, ``for t in tools: t|tojson(indent=4) + "\\n\\n"`` (:func:`tools_json`: the
   system block's copy and the first user message's);
 - the tools in the first user message (:func:`first_user_tools`: 3.1 L46-64, 3.2 L47-65, Vision
   L64-82), with Meta's instruction (:data:`USER_TOOLS`; the source-document variant words it
   otherwise and passes its own);
+- the message loop of 3.1 and 3.2 (:func:`message_loop`: 3.1 L66-68 and L97-106, 3.2 L67-69 and
+  L81-90), but for the branch of a message with ``tool_calls`` (3.1 L69-96, 3.2 L70-80), which
+  differs (3.1's built-in calls and ``<|eom_id|>``) and which each port passes in;
 - the single tool call's checks and lookups (:func:`single_call`: 3.1 L69-73, 3.2 L70-74,
   Vision L99-103) and its JSON body (:func:`json_call`: 3.1 L86-89, 3.2 L76-79, Vision
   L105-108);
@@ -36,6 +39,7 @@ from .._jinja import (
     MISSING,
     attr,
     concat_error,
+    contains,
     is_iterable,
     is_mapping,
     item,
@@ -115,6 +119,37 @@ def first_user_tools(extend: Extend, messages: Sequence[Any], offset: int, tools
         spans.field(offset, ".content")
     extend((first_user_message, EOT))  # L63
     return messages, offset + 1
+
+
+ToolCallTurn = Callable[[Extend, Any, int, "Recorder | None", Any], None]
+
+
+def message_loop(extend: Extend, messages: Sequence[Any], offset: int, spans: Recorder | None,
+                 tool_call_turn: ToolCallTurn, context: Any) -> None:
+    """L66-106: each message left, ``messages[offset:]`` of the caller's list; the branch of a
+    message with ``tool_calls`` (L69-96) is the port's own ``tool_call_turn(extend, message,
+    index, spans, context)``, ``context`` what that branch reads besides the message (Llama 3.1:
+    ``builtin_tools``).  With ``spans``, an assistant's plain turn is generated from after its
+    header through ``<|eot_id|>``."""
+    for index, message in enumerate(messages, offset):  # L66
+        if type(message) is dict:
+            role = message.get("role", MISSING)
+            content = message.get("content", MISSING)
+            has_tool_calls = "tool_calls" in message
+        else:  # message.role is undefined; `in` is a substring/element test, or fails
+            role = content = MISSING
+            has_tool_calls = contains(message, "tool_calls", path(index))
+        # L67: not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message)
+        if not (role in TOOL_ROLES or has_tool_calls):
+            if type(role) is not str:  # L68: message['role'] (undefined for a non-mapping)
+                raise concat_error(role, path(index, ".role"))
+            if spans is not None:  # an assistant's: generated after the header, through <|eot_id|>
+                spans.message(index, generated=ASSISTANT_HEAD if role == "assistant" else None)
+            extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", trim(content), EOT))  # L68
+        elif has_tool_calls:  # L69: the same test again, kept as written
+            tool_call_turn(extend, message, index, spans, context)  # L70-96: the port's own
+        elif role == "tool" or role == "ipython":  # L97: always true here, kept as written
+            ipython_turn(extend, content, index, spans)  # L98-104
 
 
 def single_call(message: Any, index: int) -> tuple[Any, Any]:

@@ -11,7 +11,9 @@ generation prompt (107-109).  ``Lnn`` comments cite template lines.
 
 The blocks this text shares verbatim with Llama 3.2 and Llama 3.2 Vision (the tool list, the
 first user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the
-headers) are :mod:`chatformats.ports._llama3`'s; the built-in tools are this port's own.
+headers) are :mod:`chatformats.ports._llama3`'s, and so is the message loop it shares with Llama
+3.2 (``message_loop``); the tool-call branch of that loop (:func:`tool_call_turn`, with the
+built-in calls) is this port's own.
 
 Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so
 the blank lines 14, 22, 44 and 65 emit nothing.
@@ -34,11 +36,10 @@ from ._llama3 import (
     KNOWLEDGE,
     SYSTEM_HEAD,
     SYSTEM_TOOLS,
-    TOOL_ROLES,
     Extend,
     first_user_tools,
-    ipython_turn,
     json_call,
+    message_loop,
     path,
     single_call,
     tools_json,
@@ -91,6 +92,29 @@ def builtin_call(extend: Extend, name: Any, arguments: Any, index: int, spans: R
         if not position == last:  # L79-81: not loop.last
             extend((", ",))
     extend((")",))  # L83
+
+
+def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | None,
+                   builtin_tools: Any) -> None:
+    """L69-96: a message with ``tool_calls`` (the message loop is :func:`._llama3.message_loop`);
+    ``builtin_tools`` is the variable, ``MISSING`` when undefined.  With ``spans``, the turn is
+    generated from after the assistant header through ``<|eom_id|>`` or ``<|eot_id|>``."""
+    name, arguments = single_call(message, index)  # L70-73
+    if spans is not None:
+        spans.open(after=ASSISTANT_HEAD)
+    # L74: builtin_tools is defined and tool_call.name in builtin_tools
+    if builtin_tools is not MISSING and contains(builtin_tools, name, "builtin_tools"):
+        extend((ASSISTANT_HEAD,))  # L75
+        builtin_call(extend, name, arguments, index, spans)  # L76-83
+    else:
+        extend((ASSISTANT_HEAD,))  # L85
+        json_call(extend, name, arguments, index, spans)  # L86-89
+    if builtin_tools is not MISSING:  # L91-96: "ipython mode"
+        extend((EOM,))
+    else:
+        extend((EOT,))
+    if spans is not None:
+        spans.close()
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -153,40 +177,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     if tools_in_user_message and not tools is None:  # L46-64: tools in the first user message
         messages, offset = first_user_tools(extend, messages, offset, tools, variables, spans)
 
-    for index, message in enumerate(messages, offset):  # L66-106
-        if type(message) is dict:
-            role = message.get("role", MISSING)
-            content = message.get("content", MISSING)
-            has_tool_calls = "tool_calls" in message
-        else:  # message.role is undefined; `in` is a substring/element test, or fails
-            role = content = MISSING
-            has_tool_calls = contains(message, "tool_calls", path(index))
-        # L67: not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message)
-        if not (role in TOOL_ROLES or has_tool_calls):
-            if type(role) is not str:  # L68: message['role'] (undefined for a non-mapping)
-                raise concat_error(role, path(index, ".role"))
-            if spans is not None:  # an assistant's: generated after the header, through <|eot_id|>
-                spans.message(index, generated=ASSISTANT_HEAD if role == "assistant" else None)
-            extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", trim(content), EOT))  # L68
-        elif has_tool_calls:  # L69: the same test again, kept as written
-            name, arguments = single_call(message, index)  # L70-73
-            if spans is not None:  # generated: after the assistant header, through <|eom_id|>/<|eot_id|>
-                spans.open(after=ASSISTANT_HEAD)
-            # L74: builtin_tools is defined and tool_call.name in builtin_tools
-            if builtin_tools is not MISSING and contains(builtin_tools, name, "builtin_tools"):
-                emit(ASSISTANT_HEAD)  # L75
-                builtin_call(extend, name, arguments, index, spans)  # L76-83
-            else:
-                emit(ASSISTANT_HEAD)  # L85
-                json_call(extend, name, arguments, index, spans)  # L86-89
-            if builtin_tools is not MISSING:  # L91-96: "ipython mode"
-                emit(EOM)
-            else:
-                emit(EOT)
-            if spans is not None:
-                spans.close()
-        elif role == "tool" or role == "ipython":  # L97: always true here, kept as written
-            ipython_turn(extend, content, index, spans)  # L98-104
+    message_loop(extend, messages, offset, spans, tool_call_turn, builtin_tools)  # L66-106
 
     if get("add_generation_prompt", MISSING):  # L107-109
         emit(ASSISTANT_HEAD)

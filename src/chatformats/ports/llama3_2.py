@@ -10,7 +10,8 @@ template lines.
 
 The blocks this text shares verbatim with Llama 3.1 and Llama 3.2 Vision (the tool list, the
 first user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the
-headers) are :mod:`chatformats.ports._llama3`'s.
+headers) are :mod:`chatformats.ports._llama3`'s, and so is the message loop it shares with Llama
+3.1 (``message_loop``) but for the loop's tool-call branch (:func:`tool_call_turn`).
 
 Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so
 the blank lines 18, 26, 45 and 66 emit nothing.
@@ -25,7 +26,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, concat_error, contains, item, need_str, strftime_now, to_str, trim
+from .._jinja import MISSING, item, need_str, strftime_now, to_str, trim
 from .._spans import Recorder
 from ._llama3 import (
     ASSISTANT_HEAD,
@@ -34,14 +35,28 @@ from ._llama3 import (
     KNOWLEDGE,
     SYSTEM_HEAD,
     SYSTEM_TOOLS,
-    TOOL_ROLES,
+    Extend,
     first_user_tools,
-    ipython_turn,
     json_call,
-    path,
+    message_loop,
     single_call,
     tools_json,
 )
+
+
+def tool_call_turn(extend: Extend, message: Any, index: int, spans: Recorder | None,
+                   context: Any) -> None:
+    """L70-80: a message with ``tool_calls`` (the message loop is :func:`._llama3.message_loop`;
+    this branch reads nothing else, ``context`` is None).  With ``spans``, the turn is generated
+    from after the assistant header through ``<|eot_id|>``."""
+    name, arguments = single_call(message, index)  # L71-74
+    if spans is not None:
+        spans.open(after=ASSISTANT_HEAD)
+    extend((ASSISTANT_HEAD,))  # L75
+    json_call(extend, name, arguments, index, spans)  # L76-79
+    extend((EOT,))  # L80
+    if spans is not None:
+        spans.close()
 
 
 def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
@@ -104,32 +119,8 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     if tools_in_user_message and not tools is None:  # L47-65: tools in the first user message
         messages, offset = first_user_tools(extend, messages, offset, tools, variables, spans)
 
-    for index, message in enumerate(messages, offset):  # L67-90
-        if type(message) is dict:
-            role = message.get("role", MISSING)
-            content = message.get("content", MISSING)
-            has_tool_calls = "tool_calls" in message
-        else:  # message.role is undefined; `in` is a substring/element test, or fails
-            role = content = MISSING
-            has_tool_calls = contains(message, "tool_calls", path(index))
-        # L68: not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message)
-        if not (role in TOOL_ROLES or has_tool_calls):
-            if type(role) is not str:  # L69: message['role'] (undefined for a non-mapping)
-                raise concat_error(role, path(index, ".role"))
-            if spans is not None:  # an assistant's: generated after the header, through <|eot_id|>
-                spans.message(index, generated=ASSISTANT_HEAD if role == "assistant" else None)
-            extend(("<|start_header_id|>", role, "<|end_header_id|>\n\n", trim(content), EOT))  # L69
-        elif has_tool_calls:  # L70: the same test again, kept as written
-            name, arguments = single_call(message, index)  # L71-74
-            if spans is not None:  # generated: after the assistant header, through <|eot_id|>
-                spans.open(after=ASSISTANT_HEAD)
-            emit(ASSISTANT_HEAD)  # L75
-            json_call(extend, name, arguments, index, spans)  # L76-79
-            emit(EOT)  # L80
-            if spans is not None:
-                spans.close()
-        elif role == "tool" or role == "ipython":  # L81: always true here, kept as written
-            ipython_turn(extend, content, index, spans)  # L82-88
+    # L67-90 (the 3.1 text's L66-106 but for the tool-call branch, tool_call_turn)
+    message_loop(extend, messages, offset, spans, tool_call_turn, None)
 
     if get("add_generation_prompt", MISSING):  # L91-93
         emit(ASSISTANT_HEAD)

@@ -38,9 +38,9 @@ SPEC = Spec(
          "tools_in_user_message"),
     calls=frozenset(["raise_exception"]),
     content_format="string",
-    # A built-in call (<|python_tag|>NAME.call(k="v")<|eom_id|>) is not a JSON call, and every
-    # content is |trim'med: no existing grammar reads this turn back (docs/formats.md, llama-3.1).
-    grammar="",
+    # Its own grammar: the Llama 3.2 Vision JSON call plus <|python_tag|>NAME.call(k="v")
+    # (parsing/llama3_1.py).
+    grammar="llama3_1",
     tests=Tests(
         variables={"bos_token": ("<|begin_of_text|>",), "tools": "llama_tools",
                    "custom_tools": "llama_tools", "tools_in_user_message": "flag",
