@@ -39,6 +39,7 @@ import json
 from typing import Any, Callable, Mapping, Sequence
 
 from ._finding import Finding, resolve
+from ._spans import Spans
 from .errors import SilentInput
 
 __all__ = ["findings", "check"]
@@ -140,8 +141,8 @@ def findings(text: str, spans: Sequence[Any], messages: Any, variables: Mapping[
     gave ``text`` and ``spans``; ``reads``: the variables the template reads; ``fields``: the
     message fields it documents (:func:`documented`); ``rerender``: the same render with other
     messages or variables (see the module docstring)."""
-    bounds = getattr(spans, "_bounds", None)  # a Rendering's Spans: its columns, no records
-    if bounds is not None:
+    if type(spans) is Spans:  # a Rendering's: read its columns, making no records
+        bounds = spans._bounds
         sources = [(bounds[i], bounds[i + 1], source)
                    for i, source in enumerate(spans._paths()) if source is not None]
     else:

@@ -33,7 +33,7 @@ The ``Lnn`` comments below cite ``llama3_1_2024_09.jinja``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from .._jinja import (
     MISSING,
@@ -121,7 +121,7 @@ def first_user_tools(extend: Extend, messages: Sequence[Any], offset: int, tools
     return messages, offset + 1
 
 
-ToolCallTurn = Callable[[Extend, Any, int, "Recorder | None", Any], None]
+ToolCallTurn = Callable[[Extend, Any, int, Optional[Recorder], Any], None]  # no string: a ForwardRef compiles
 
 
 def message_loop(extend: Extend, messages: Sequence[Any], offset: int, spans: Recorder | None,
