@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ._jinja import MISSING, think_split
+from .errors import ChatFormatError
 
 __all__ = ["Rule", "RULES", "rule"]
 
@@ -114,6 +115,10 @@ class QueryRule(Rule):
 
     __slots__ = ()
 
+    #: Whether, with no query in the conversation, every assistant turn with reasoning writes it
+    #: (GLM-4.5's ``-1``); for the Qwen3 scan the index is then the last message's, above all.
+    none_thinks = False
+
     def query(self, message: Any) -> bool | None:
         """Whether the scan stops at ``message`` (``None``: it would fail there)."""
         if type(message) is dict and message.get("role", MISSING) == "user":
@@ -151,12 +156,12 @@ class QueryRule(Rule):
             has = self.reasoning(message)
             if has is None:
                 return None
-            if has and query >= 0 and first < 0:
+            if has and (query >= 0 or self.none_thinks) and first < 0:
                 first = index
         return (query, first)
 
     def keeps(self, old: Any, new: Any, k: int) -> bool:
-        return old[0] == new[0] or old[0] < 0 or old[1] < 0 or old[1] >= k
+        return old[0] == new[0] or (old[0] < 0 and not self.none_thinks) or old[1] < 0 or old[1] >= k
 
     def anchors(self, old: Any, start: int) -> tuple[int, ...]:
         query = old[0]
@@ -193,6 +198,37 @@ class Query2504Rule(QueryRule):
         return "</think>" in content and think_split(content)[0] != ""
 
 
+class LastUserRule(QueryRule):
+    """GLM-4.5 (``ports/glm4_5.py``): ``ns.last_user_index`` is the last message of role
+    ``user`` (any content), ``-1`` when there is none; an assistant turn writes its reasoning
+    when ``loop.index0 > ns.last_user_index`` and its reasoning (``reasoning_content`` when a
+    string, else split from the visible text at ``</think>``) is not empty, last or not.  So
+    with no user message every such turn writes it (:attr:`none_thinks`), and a first user
+    message changes the turns before it.  No iteration reads ``messages[0]`` or
+    ``loop.last``; a tool response reads the previous message's role (look-behind 1)."""
+
+    __slots__ = ()
+
+    none_thinks = True
+
+    def query(self, message: Any) -> bool | None:
+        return type(message) is dict and message.get("role", MISSING) == "user"
+
+    def reasoning(self, message: Any) -> bool | None:
+        if type(message) is not dict or message.get("role", MISSING) != "assistant":
+            return False
+        reasoning = message.get("reasoning_content", MISSING)
+        if type(reasoning) is str:
+            return reasoning != ""
+        from .ports.glm4_5 import visible_text
+
+        try:  # L51: the macro, as the port reads it
+            text = visible_text(message.get("content", MISSING), "content")
+        except ChatFormatError:  # the full render decides (and fails there)
+            return None
+        return "</think>" in text and think_split(text)[0] != ""
+
+
 #: The messages before the loop and the look-behind of each family (the proofs: each rule's
 #: docstring and the comments here).
 #:
@@ -218,6 +254,7 @@ RULES: dict[str, Rule] = {
     "qwen3-instruct-2507-2025-07": _QUERY,
     "qwen3-tool-agent": _QUERY,
     "qwen3-2025-04": Query2504Rule(head=1, lookbehind=1),
+    "glm-4.5": LastUserRule(head=1, lookbehind=1),
     "qwen3-instruct-2507": _LOCAL_1,
     "qwen2.5-instruct": _LOCAL_1,
     "qwen2.5-instruct-2024-09": _LOCAL_1,
