@@ -30,6 +30,7 @@ Examples per format under the ``ci`` profile: :data:`PER_FORMAT` rollouts of up 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -59,15 +60,19 @@ texts = st.lists(words, min_size=1, max_size=6).map("".join)
 
 
 @st.composite
-def assistant(draw: st.DrawFn) -> dict[str, Any]:
+def assistant(draw: st.DrawFn, text_arguments: bool = False) -> dict[str, Any]:
+    """An assistant message; with ``text_arguments`` its call's arguments are JSON text (the
+    DeepSeek templates concatenate them)."""
     message: dict[str, Any] = {"role": "assistant", "content": draw(texts)}
     if draw(st.booleans()):
         message["reasoning_content"] = draw(texts)
     if draw(st.sampled_from([True, False])):
         message["content"] = ""
+        arguments: Any = {"city": draw(st.sampled_from(["Oslo", "Bergen"])), "days": draw(st.integers(1, 3))}
+        if text_arguments:
+            arguments = json.dumps(arguments)
         message["tool_calls"] = [{"type": "function", "function": {
-            "name": "get_weather", "arguments": {"city": draw(st.sampled_from(["Oslo", "Bergen"])),
-                                                 "days": draw(st.integers(1, 3))}}}]
+            "name": "get_weather", "arguments": arguments}}]
     return message
 
 
@@ -198,7 +203,7 @@ def test_bridge_is_the_full_render(name: str, data: st.DataObject) -> None:
     except chatformats.ChatFormatError:
         return
     for _ in range(data.draw(st.integers(1, 4), label="steps")):
-        message = data.draw(assistant(), label="sampled message")
+        message = data.draw(assistant(name.startswith("deepseek")), label="sampled message")
         completion = completion_of(name, list(prompt.messages), message, prompt.variables,
                                    cut=data.draw(st.integers(0, 3), label="cut") == 0)
         if completion is None:
@@ -212,10 +217,10 @@ def test_bridge_is_the_full_render(name: str, data: st.DataObject) -> None:
 
 
 @st.composite
-def rich_assistant(draw: st.DrawFn) -> dict[str, Any]:
+def rich_assistant(draw: st.DrawFn, text_arguments: bool) -> dict[str, Any]:
     """:func:`assistant`, or one whose reasoning is written in its content (``<think>`` ...
     ``</think>``), which the Qwen3 templates split."""
-    message = draw(assistant())
+    message = draw(assistant(text_arguments))
     if "reasoning_content" not in message and draw(st.booleans()):
         message["content"] = f"<think>\n{draw(texts)}\n</think>\n\n{message['content']}"
     return message
@@ -256,7 +261,7 @@ def test_window_is_the_full_render(name: str, data: st.DataObject) -> None:
     except chatformats.ChatFormatError:
         return
     for _ in range(data.draw(st.integers(1, 8), label="steps")):
-        message = data.draw(rich_assistant(), label="sampled message")
+        message = data.draw(rich_assistant(name.startswith("deepseek")), label="sampled message")
         completion = completion_of(name, list(prompt.messages), message, prompt.variables,
                                    cut=data.draw(st.integers(0, 5), label="cut") == 0)
         if completion is None:

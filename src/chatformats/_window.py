@@ -69,6 +69,10 @@ class Rule:
         """Whether the iterations before ``k`` render the same under ``new`` as under ``old``."""
         return True
 
+    def start_at(self, messages: Sequence[Any], k: int) -> int | None:
+        """Where the window's run of the conversation starts (``None``: no bounded window)."""
+        return k - self.lookbehind
+
     def anchors(self, old: Any, start: int) -> tuple[int, ...]:
         """The indices below ``start`` the window keeps, in order."""
         return tuple(range(min(self.head, start)))
@@ -229,6 +233,81 @@ class LastUserRule(QueryRule):
         return "</think>" in text and think_split(text)[0] != ""
 
 
+class FlagsRule(Rule):
+    """The DeepSeek R1, R1-Distill and V3 templates (``ports/_deepseek_r1.py``,
+    ``ports/_deepseek_r1_distill.py``, ``ports/deepseek_v3.py``): the header is the system prompt
+    (every system message's content joined, or the last one's), and the loop carries three
+    flags, each a function of the messages before an iteration:
+
+    - ``ns.is_first``, set by the first call of the first assistant turn that makes one (R1:
+      ``'tool_calls' in message``; Distill and V3: ``content is none``), never reset;
+    - ``ns.is_output_first``, cleared by the first tool message, never reset;
+    - ``ns.is_tool``: whether the last message of role user, assistant or tool was a tool
+      message (a user or assistant turn clears it, a tool message sets it, any other role leaves
+      it), which also decides the closing ``<｜tool▁outputs▁end｜>`` and the generation prompt.
+
+    The state is ``(index of the first call-making assistant turn, index of the first tool
+    message)``, ``-1`` for none; the anchors are those two messages (when they lie before the
+    window); the window's run starts at the last user, assistant or tool message before ``k``
+    (found within :data:`_FLAG_BACK` messages back, else no window), so every flag holds at
+    ``k`` what it holds in the whole conversation.  An iteration reads no neighbour and not
+    ``loop.last``.  A new system message changes the header: the rule cannot tell."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self, head: int, lookbehind: int, calls: str) -> None:
+        super().__init__(head, lookbehind)
+        self.calls = calls  # "key": R1's test, "none": Distill's and V3's
+
+    def makes_calls(self, message: Any) -> bool | None:
+        if type(message) is not dict or message.get("role", MISSING) != "assistant":
+            return False
+        if self.calls == "key":
+            if "tool_calls" not in message:
+                return False
+        elif message.get("content", MISSING) is not None:
+            return False
+        calls = message.get("tool_calls", MISSING)
+        if type(calls) is not list:
+            return None if calls is not MISSING else False
+        return len(calls) > 0
+
+    def start(self, messages: Sequence[Any]) -> Any:
+        return self.advance((-1, -1), messages, 0)
+
+    def advance(self, state: Any, messages: Sequence[Any], n: int) -> Any:
+        first_call, first_tool = state
+        for index in range(n, len(messages)):
+            message = messages[index]
+            role = message.get("role", MISSING) if type(message) is dict else MISSING
+            if role == "system" and n:  # a new system message: the header changes
+                return None
+            if role == "tool" and first_tool < 0:
+                first_tool = index
+            if first_call < 0:
+                calls = self.makes_calls(message)
+                if calls is None:
+                    return None
+                if calls:
+                    first_call = index
+        return (first_call, first_tool)
+
+    def start_at(self, messages: Sequence[Any], k: int) -> int | None:
+        for index in range(k - 1, max(-1, k - 1 - _FLAG_BACK), -1):
+            message = messages[index]
+            if type(message) is dict and message.get("role", MISSING) in ("user", "assistant", "tool"):
+                return index
+        return None
+
+    def anchors(self, old: Any, start: int) -> tuple[int, ...]:
+        head = tuple(range(min(self.head, start)))
+        return head + tuple(sorted({i for i in old if len(head) <= i < start}))
+
+
+#: How far back :class:`FlagsRule` looks for the message that sets ``ns.is_tool``.
+_FLAG_BACK = 8
+
+
 #: The messages before the loop and the look-behind of each family (the proofs: each rule's
 #: docstring and the comments here).
 #:
@@ -255,6 +334,11 @@ RULES: dict[str, Rule] = {
     "qwen3-tool-agent": _QUERY,
     "qwen3-2025-04": Query2504Rule(head=1, lookbehind=1),
     "glm-4.5": LastUserRule(head=1, lookbehind=1),
+    "deepseek-r1": FlagsRule(head=1, lookbehind=0, calls="key"),
+    "deepseek-r1-2025-01": FlagsRule(head=1, lookbehind=0, calls="key"),
+    "deepseek-r1-distill": FlagsRule(head=1, lookbehind=0, calls="none"),
+    "deepseek-r1-distill-2025-01": FlagsRule(head=1, lookbehind=0, calls="none"),
+    "deepseek-v3": FlagsRule(head=1, lookbehind=0, calls="none"),
     "qwen3-instruct-2507": _LOCAL_1,
     "qwen2.5-instruct": _LOCAL_1,
     "qwen2.5-instruct-2024-09": _LOCAL_1,

@@ -209,8 +209,8 @@ class _Context:
         if rule is None:
             return None
         n = self.count
-        start = n - 1 - rule.lookbehind
-        if start <= rule.head:  # the window would be the whole conversation
+        start = rule.start_at(messages, n - 1)
+        if start is None or start <= rule.head:  # no window, or the whole conversation
             return None
         state = rule.advance(self.state, messages, n)
         if state is None or not rule.keeps(self.state, state, n - 1):

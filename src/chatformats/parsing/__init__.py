@@ -233,10 +233,11 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
         if isinstance(response, (list, tuple)) and response and all(
                 isinstance(r, (list, tuple)) for r in response):
             prefixes = _prefixes(prefix, len(response))
-            return [parse_ids(name, r, enc, p, tools, strict) for r, p in zip(response, prefixes)]
+            return [parse_ids(parse_response, name, r, enc, p, tools, strict)
+                    for r, p in zip(response, prefixes)]
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
-        return parse_ids(name, response, enc, prefix, tools, strict)
+        return parse_ids(parse_response, name, response, enc, prefix, tools, strict)
     if isinstance(response, str):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")

@@ -13,7 +13,7 @@ own, and a model that writes the same characters with ordinary tokens (``<``, ``
    right) is *masked*: replaced by as many characters of the Unicode private use planes, a
    first one naming the token and fillers, none of which occur in the completion or the prefix;
    no grammar matches them, so the text parser reads them as the text around them;
-3. the text parser reads the masked text (:func:`chatformats.parse_response`), and every string
+3. the text parser reads the masked text (:func:`chatformats.parse_response`, passed in), and every string
    of the message (content, reasoning, tool-call names, arguments and their keys, ids,
    diagnostics) gets its masks back as the characters they stood for.
 
@@ -105,10 +105,10 @@ class _Masks:
         return value
 
 
-def parse_ids(name: str, ids: Any, enc: Any, prefix: str, tools: Any, strict: bool) -> Any:
-    """The message token ids ``ids`` encode (see the module docstring)."""
-    from . import parse_response
-
+def parse_ids(parse_response: Any, name: str, ids: Any, enc: Any, prefix: str, tools: Any,
+              strict: bool) -> Any:
+    """The message token ids ``ids`` encode (see the module docstring); ``parse_response`` is
+    the text parser (:func:`chatformats.parse_response`)."""
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
         raise TypeError("with tokenizer=, response must be a list of token ids")
     ids = list(ids)
