@@ -337,6 +337,24 @@ def test_the_window_is_taken(name: str) -> None:
         assert len(answered) == len(turns)  # the benchmark's formats keep this history
 
 
+def test_a_turn_the_rule_cannot_follow_renders_whole_then_the_window_returns() -> None:
+    """A new message with an image may change Llama 3.2 Vision's system block: that turn renders
+    the whole conversation (and is its render); the state is then the whole conversation's, and
+    the next turn renders a window again."""
+    name = "llama-3.2-vision-2024-12"
+    tok = bpe.backend(name)
+    turn = _tool_agent(name, 4)[-1]
+    assert turn.context.windowed
+    for new, windowed in (([{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "This?"}]}], False),
+                          ([{"role": "user", "content": "And now?"}], True)):
+        message = {"role": "assistant", "content": "Sunny."}
+        completion = completion_of(name, list(turn.messages), message, turn.variables, cut=False)
+        turn = chatformats.bridge(name, turn, completion, new, tokenizer=tok)
+        assert turn is not None and turn.context.windowed is windowed
+        assert turn.text == chatformats.apply_chat_template(name, turn.messages, add_generation_prompt=True,
+                                                            **turn.variables)
+
+
 def test_joined_values_are_the_values() -> None:
     """A turn's text, ids and messages are joined when read; the turn compares, pickles and
     replaces as if they were plain values, and an earlier turn is not changed by a later one."""

@@ -9,12 +9,19 @@
 - :func:`prefix_stable` — which appends keep the earlier render as a prefix, for a format and
   its variables.
 
-The bridge reads the completion back with :func:`chatformats.parse_response`, renders the whole
-conversation (the history, the completion's message, the new messages) once as text, and checks
-that the render starts with the previous prompt followed by the completion: then the template
-keeps the history, and what it appends after it is the new text.  Only that text is encoded, so
-the ids of the history are never recomputed.  An end-of-turn the completion was cut before (a
-length limit) is part of what the render appends, so it is written as prompt context.
+The bridge reads the completion back with :func:`chatformats.parse_response`, renders the
+conversation (the history, the completion's message, the new messages) as text, and checks that
+the render starts with the previous prompt followed by the completion: then the template keeps
+the history, and what it appends after it is the new text.  Only that text is encoded, so the ids
+of the history are never recomputed.  An end-of-turn the completion was cut before (a length
+limit) is part of what the render appends, so it is written as prompt context.
+
+For the formats of :data:`chatformats._window.RULES` the render is of a bounded window (anchor
+messages and the last messages, before and after the new ones), with the template's pre-pass
+state carried from turn to turn: the same answer as the whole conversation's render (that
+module's argument), at a cost that does not grow with the history; where the window cannot tell,
+the whole conversation is rendered.  A turn's text, ids and messages are the previous turn's
+followed by what it adds, joined when first read (:class:`Joined`).
 
 Policies where the render does not start with what was sampled (Qwen3 drops the reasoning of
 turns before the last user message; a template re-serialises tool-call arguments):
@@ -191,7 +198,12 @@ class _Context:
         from . import _core
 
         rule = self.rule
-        state = rule.advance(self.state, messages, self.count) if rule is not None else None
+        state = None
+        if rule is not None:  # the state after the new messages; where the rule cannot follow
+            # them, the state of the whole conversation (this render is the whole one anyway)
+            state = rule.advance(self.state, messages, self.count)
+            if state is None:
+                state = rule.start(messages)
         text = _core.call_port(name, self.port, self.calls, messages,
                                self._variables(add_generation_prompt), self.now)
         return text, _Context(self.port, self.calls, messages, self.variables, self.now,
