@@ -119,6 +119,23 @@ def test_a_control_string_encoded_as_text_is_content(name: str, data: st.DataObj
         assert recovered == expected and recovered.diagnostics == []
 
 
+@pytest.mark.parametrize("name", ["qwen3-instruct-2507", "deepseek-v3", "llama-3.2"])
+@settings(max_examples=examples(60))
+@given(data=st.data())
+def test_byte_level_decoding_is_run_by_run(name: str, data: st.DataObject) -> None:
+    """What ``Encoder.decodes_runs`` claims for a byte-level decoder: any ids (control tokens
+    anywhere, a character's bytes split by one) decode to the join of their runs' decodings."""
+    from chatformats.parsing._ids import decode_runs
+
+    tok = bpe.backend(name)
+    enc = encoder(tok)
+    assert enc.decodes_runs
+    size = tok.get_vocab_size(with_added_tokens=True)
+    ids = data.draw(st.lists(st.one_of(st.integers(0, size - 1), st.sampled_from(sorted(enc.added))),
+                             max_size=30))
+    assert "".join(piece for piece, _ in decode_runs(enc, ids)) == tok.decode(ids, skip_special_tokens=False)
+
+
 def test_the_docs_example_and_a_batch() -> None:
     name = "qwen3-instruct-2507"
     tok = bpe.backend(name)

@@ -7,8 +7,9 @@ own, and a model that writes the same characters with ordinary tokens (``<``, ``
 
 1. the ids are cut into runs: each added token alone, the ordinary tokens between them together;
    each run is decoded on its own (an added token is its content), and the pieces must join to
-   the tokenizer's decoding of the whole (a byte-level tokenizer's always do; a decoder that
-   does not decode runs independently is refused: ``ChatFormatError``);
+   the tokenizer's decoding of the whole (a byte-level decoder's always do,
+   ``Encoder.decodes_runs``; for any other decoder it is checked, and a decoder that does not
+   decode runs independently is refused: ``ChatFormatError``);
 2. in the ordinary runs, every occurrence of an added token's content (the longest first, left to
    right) is *masked*: replaced by as many characters of the Unicode private use planes, a
    first one naming the token and fillers, none of which occur in the completion or the prefix;
@@ -40,7 +41,7 @@ _PLANE_END = 0x10FFFD
 def decode_runs(enc: Any, ids: list[int]) -> list[tuple[str, bool]]:
     """``(text, is_added_token)`` for each run of ``ids``: an added token alone, the ordinary
     tokens between two of them together."""
-    added = enc.backend.get_added_tokens_decoder()
+    added = enc.contents
     runs: list[tuple[str, bool]] = []
     ordinary: list[int] = []
     for token in ids:
@@ -53,10 +54,26 @@ def decode_runs(enc: Any, ids: list[int]) -> list[tuple[str, bool]]:
         if ordinary:
             runs.append((enc.decode(ordinary), False))
             ordinary = []
-        runs.append((special.content, True))
+        runs.append((special, True))
     if ordinary:
         runs.append((enc.decode(ordinary), False))
     return runs
+
+
+_FINDERS: dict[int, tuple[Any, Any]] = {}
+
+
+def _finder(enc: Any) -> Any:
+    """A pattern of every added token's content (the longest first), per encoder."""
+    hit = _FINDERS.get(id(enc))
+    if hit is not None and hit[0] is enc:
+        return hit[1]
+    contents = sorted({c for c in enc.contents.values() if c}, key=lambda c: (-len(c), c))
+    finder = re.compile("|".join(map(re.escape, contents))) if contents else None
+    if len(_FINDERS) > 64:
+        _FINDERS.clear()
+    _FINDERS[id(enc)] = (enc, finder)
+    return finder
 
 
 class _Masks:
@@ -114,12 +131,13 @@ def parse_ids(parse_response: Any, name: str, ids: Any, enc: Any, prefix: str, t
     ids = list(ids)
     runs = decode_runs(enc, ids)
     text = "".join(piece for piece, _ in runs)
-    if text != enc.decode(ids):
+    if not enc.decodes_runs and text != enc.decode(ids):
         raise ChatFormatError(
             f"{name}: the tokenizer does not decode its tokens run by run (the decoded runs differ "
             "from the decoding of the whole), so its control tokens cannot be told by id")
-    spelled = [content for content in _contents(enc) if any(
-        content in piece for piece, is_added in runs if not is_added)]
+    finder = _finder(enc)
+    spelled = sorted({m.group(0) for piece, is_added in runs if not is_added
+                      for m in finder.finditer(piece)}) if finder is not None else []
     if not spelled:
         return parse_response(name, text, prefix=prefix, tools=tools, strict=strict)
     masks = _Masks(spelled, text + prefix)
@@ -130,10 +148,6 @@ def parse_ids(parse_response: Any, name: str, ids: Any, enc: Any, prefix: str, t
     if _masked(message, masks):
         raise ParseError(f"{name}: a spelled control string was cut by the grammar")  # never expected
     return message
-
-
-def _contents(enc: Any) -> list[str]:
-    return [token.content for token in enc.backend.get_added_tokens_decoder().values()]
 
 
 def _masked(value: Any, masks: _Masks) -> bool:
