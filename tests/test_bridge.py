@@ -486,3 +486,19 @@ def test_regressions_hypothesis_found() -> None:
     with pytest.raises(chatformats.ParseError):
         chatformats.parse_response(name, cut, prefix=prompt.appended, strict=True)
     assert chatformats.prefix_stable("qwen3-tool-agent")["tool"] is not None
+
+
+def test_the_rollout_benchmark_engines_agree() -> None:
+    """``benchmarks.rollout``'s bridge gives transformers' ids at every turn (the check it makes
+    before timing), on demand too; ``benchmarks.parse_ids``' cases parse on ids as expected."""
+    pytest.importorskip("transformers")
+    from benchmarks import parse_ids, rollout
+
+    name = "qwen3-thinking-2507"
+    case = rollout.Case(name, 6, rollout.build_tokenizer(name))
+    expected = rollout.transformers_engine(case)
+    assert rollout.bridge_engine(case, check=True) == expected
+    assert rollout.on_demand_engine(case) == expected[-1:]
+    tok = parse_ids._tokenizer(name)
+    for prefix, _, ids, message in parse_ids.cases(name).values():
+        assert chatformats.parse_response(name, ids, prefix=prefix, tokenizer=tok) == message
