@@ -11,7 +11,8 @@ The argument, for a conversation ``A`` (the previous prompt's messages, ``n`` of
 ``A``): a port writes a system block (from ``messages[0]``, the tools and the variables), then
 one *iteration* per message, then the generation prompt.  Split each render at the start of
 iteration ``k``: ``R(A) = X_A + Y_A``, ``R(B) = X_B + Y_B``, and for the windows
-``W_A = anchors + A[k - b:]``, ``W_B = anchors + B[k - b:]`` (``b`` the rule's look-behind):
+``W_A = anchors + A[s:]``, ``W_B = anchors + B[s:]`` (``s`` is :meth:`Rule.start_at`: ``k - b``
+for a rule with look-behind ``b``, the message that sets a loop flag for :class:`FlagsRule`):
 ``R(W_A) = P_A + Y'_A``, ``R(W_B) = P_B + Y'_B``.  Each rule below proves, from the port's
 pre-pass and loop, that
 
@@ -20,7 +21,7 @@ pre-pass and loop, that
    neighbours that all lie in ``A``, ``loop.last``, which is false for them in both, and the
    pre-pass state, which :meth:`Rule.keeps` compares);
 2. ``Y_A == Y'_A`` and ``Y_B == Y'_B``: iteration ``j >= k`` reads its message, its
-   neighbours back to ``j - b`` (in the window), the next ones (in the window), ``loop.first``
+   neighbours back to ``s`` (in the window), the next ones (in the window), ``loop.first``
    (false in both: the window starts with an anchor), ``loop.last`` (the same message in both)
    and pre-pass state that the anchors reproduce (:meth:`Rule.anchors`).
 
