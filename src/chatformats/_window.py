@@ -309,6 +309,33 @@ class FlagsRule(Rule):
 _FLAG_BACK = 8
 
 
+class MiniCPMRule(QueryRule):
+    """MiniCPM-V 4.6 (``ports/minicpm_v4_6_thinking.py``): the reversed scan stops at the last
+    user message whose rendered content (the ``render_content`` macro, stripped) is not wrapped
+    in ``<tool_response>``; the scan fails where a content does not render, and with no query
+    the template raises.  An assistant turn after the last query is written with a think block
+    whatever its reasoning (L91-92), so every assistant turn between the old query and ``k``
+    changes when a new query arrives: :meth:`reasoning` is true for every assistant message.  A
+    tool response reads the previous message (its truth and role) and the next one's role; a
+    system message anywhere but first raises, in the window as in the conversation."""
+
+    __slots__ = ()
+
+    def query(self, message: Any) -> bool | None:
+        if type(message) is not dict or message.get("role", MISSING) != "user":
+            return False
+        from .ports.minicpm_v4_6_thinking import render_content
+
+        try:  # L62: the macro, as the port calls it
+            content = render_content(message.get("content", MISSING), False, 0, {}).strip()
+        except ChatFormatError:  # the scan fails here: the full render decides
+            return None
+        return not (content.startswith("<tool_response>") and content.endswith("</tool_response>"))
+
+    def reasoning(self, message: Any) -> bool | None:
+        return type(message) is dict and message.get("role", MISSING) == "assistant"
+
+
 #: The messages before the loop and the look-behind of each family (the proofs: each rule's
 #: docstring and the comments here).
 #:
@@ -335,6 +362,7 @@ RULES: dict[str, Rule] = {
     "qwen3-tool-agent": _QUERY,
     "qwen3-2025-04": Query2504Rule(head=1, lookbehind=1),
     "glm-4.5": LastUserRule(head=1, lookbehind=1),
+    "minicpm-v-4.6-thinking": MiniCPMRule(head=1, lookbehind=1),
     "deepseek-r1": FlagsRule(head=1, lookbehind=0, calls="key"),
     "deepseek-r1-2025-01": FlagsRule(head=1, lookbehind=0, calls="key"),
     "deepseek-r1-distill": FlagsRule(head=1, lookbehind=0, calls="none"),
