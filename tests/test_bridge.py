@@ -502,3 +502,29 @@ def test_the_rollout_benchmark_engines_agree() -> None:
     tok = parse_ids._tokenizer(name)
     for prefix, _, ids, message in parse_ids.cases(name).values():
         assert chatformats.parse_response(name, ids, prefix=prefix, tokenizer=tok) == message
+
+
+def test_turns_bridged_from_one_prompt_in_threads_keep_their_own_history() -> None:
+    """Parallel samples of one prompt, each bridged in its own thread: every turn is the render
+    of its own conversation (the shared message list is appended to by one of them only)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    name = "qwen3-instruct-2507"
+    tok = bpe.backend(name)
+    prompt = _tool_agent(name, 3)[-1]
+
+    def one(i: int) -> Any:
+        turn = prompt
+        for step in range(3):
+            turn = chatformats.bridge(name, turn, f"Answer {i}.{step}<|im_end|>",
+                                      [{"role": "user", "content": f"Next {i}.{step}?"}], tokenizer=tok)
+        return i, turn
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(one, range(16)))
+    for i, turn in results:
+        assert turn.messages[-1]["content"] == f"Next {i}.2?"
+        assert turn.text == chatformats.apply_chat_template(name, turn.messages, add_generation_prompt=True,
+                                                            **turn.variables)
+        assert turn.ids[:len(prompt.ids)] == prompt.ids
+        assert tok.decode(turn.ids, skip_special_tokens=False) == turn.text

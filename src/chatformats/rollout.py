@@ -36,6 +36,7 @@ turns before the last user message; a template re-serialises tool-call arguments
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 from typing import Any
 
@@ -140,6 +141,10 @@ def _itself(value: Any) -> Any:
     return value
 
 
+#: Guards the test-and-append of :meth:`_Context.extended` on a shared message list.
+_SHARED = threading.Lock()
+
+
 class _Context:
     """What the template received for a turn, kept so that the next turn converts only its new
     messages (transformers' conversions are per message): the port, the converted messages, the
@@ -179,11 +184,14 @@ class _Context:
 
     def extended(self, new: list[Any]) -> list[Any]:
         """The turn's messages followed by ``new``: the shared list, appended to in place when
-        no other turn extended it yet, else a copy."""
-        messages = self.messages
-        if len(messages) != self.count:
-            messages = messages[:self.count]
-        messages.extend(new)
+        no other turn extended it yet, else a copy (the test and the append under one lock: two
+        threads bridging from the same turn, as parallel samples of one prompt do, must not
+        both append to it)."""
+        with _SHARED:
+            messages = self.messages
+            if len(messages) != self.count:
+                messages = messages[:self.count]
+            messages.extend(new)
         return messages
 
     def _variables(self, add_generation_prompt: bool) -> dict[str, Any]:
