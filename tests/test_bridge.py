@@ -17,6 +17,12 @@ token), now and then cut before its end-of-turn; then tool results or a user tur
    (``rewritten``) and appends the render's text from the end of the completion's turn.
 3. **Prefix stability**: ``prefix_stable``'s answers hold on the drawn histories: an append it
    calls stable keeps the earlier render as a prefix.
+4. **The window is the full render**: the bridge's bounded window (``chatformats._window``)
+   answers exactly what the whole conversation's render answers (text, ids, messages, appended,
+   ``rewritten``, or ``None``), at every step of longer rollouts that mix tool results, user
+   turns (real queries and ones that only wrap a tool response), reasoning written in the content,
+   and images; and the formats with a window rule take it on a tool-agent rollout every turn
+   once the history is longer than the window.
 
 Examples per format under the ``ci`` profile: :data:`PER_FORMAT` rollouts of up to four steps
 (each step renders the conversation three or four times and parses once).
@@ -24,6 +30,7 @@ Examples per format under the ``ci`` profile: :data:`PER_FORMAT` rollouts of up 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -53,15 +60,19 @@ texts = st.lists(words, min_size=1, max_size=6).map("".join)
 
 
 @st.composite
-def assistant(draw: st.DrawFn) -> dict[str, Any]:
+def assistant(draw: st.DrawFn, text_arguments: bool = False) -> dict[str, Any]:
+    """An assistant message; with ``text_arguments`` its call's arguments are JSON text (the
+    DeepSeek templates concatenate them)."""
     message: dict[str, Any] = {"role": "assistant", "content": draw(texts)}
     if draw(st.booleans()):
         message["reasoning_content"] = draw(texts)
     if draw(st.sampled_from([True, False])):
         message["content"] = ""
+        arguments: Any = {"city": draw(st.sampled_from(["Oslo", "Bergen"])), "days": draw(st.integers(1, 3))}
+        if text_arguments:
+            arguments = json.dumps(arguments)
         message["tool_calls"] = [{"type": "function", "function": {
-            "name": "get_weather", "arguments": {"city": draw(st.sampled_from(["Oslo", "Bergen"])),
-                                                 "days": draw(st.integers(1, 3))}}}]
+            "name": "get_weather", "arguments": arguments}}]
     return message
 
 
@@ -106,6 +117,19 @@ def has_parser(name: str) -> bool:
         return False
 
 
+def full_path(prompt: Any) -> Any:
+    """``prompt`` with its context's window rule removed: its bridge renders the whole
+    conversation."""
+    return prompt if prompt.context is None else prompt._replace(context=prompt.context.full())
+
+
+def same_turn(a: Any, b: Any) -> None:
+    assert (a is None) == (b is None)
+    if a is not None:
+        assert (a.text, a.ids, a.messages, a.appended, a.rewritten) == \
+            (b.text, b.ids, b.messages, b.appended, b.rewritten)
+
+
 def assert_bridge_laws(name: str, prompt: Any, completion: str, message: dict[str, Any],
                        new: list[Any], tok: Any, as_ids: bool = False) -> Any:
     """The laws for one step; with ``as_ids`` the completion is given as its token ids (as a
@@ -114,6 +138,9 @@ def assert_bridge_laws(name: str, prompt: Any, completion: str, message: dict[st
     sampled_ids = tok.encode(completion, add_special_tokens=False).ids
     turn = chatformats.bridge(name, prompt, sampled_ids if as_ids else completion, new, tokenizer=tok,
                               message=given_message)
+    # the window answers what the whole render answers
+    same_turn(turn, chatformats.bridge(name, full_path(prompt), sampled_ids if as_ids else completion,
+                                       new, tokenizer=tok, message=given_message))
     sampled = prompt.text + completion
     try:
         parsed = given_message or chatformats.parse_response(
@@ -176,7 +203,7 @@ def test_bridge_is_the_full_render(name: str, data: st.DataObject) -> None:
     except chatformats.ChatFormatError:
         return
     for _ in range(data.draw(st.integers(1, 4), label="steps")):
-        message = data.draw(assistant(), label="sampled message")
+        message = data.draw(assistant(name.startswith("deepseek")), label="sampled message")
         completion = completion_of(name, list(prompt.messages), message, prompt.variables,
                                    cut=data.draw(st.integers(0, 3), label="cut") == 0)
         if completion is None:
@@ -187,6 +214,164 @@ def test_bridge_is_the_full_render(name: str, data: st.DataObject) -> None:
         if turn is None:
             return
         prompt = turn
+
+
+@st.composite
+def rich_assistant(draw: st.DrawFn, text_arguments: bool) -> dict[str, Any]:
+    """:func:`assistant`, or one whose reasoning is written in its content (``<think>`` ...
+    ``</think>``), which the Qwen3 templates split."""
+    message = draw(assistant(text_arguments))
+    if "reasoning_content" not in message and draw(st.booleans()):
+        message["content"] = f"<think>\n{draw(texts)}\n</think>\n\n{message['content']}"
+    return message
+
+
+@st.composite
+def rich_follow_up(draw: st.DrawFn, message: dict[str, Any]) -> list[dict[str, Any]]:
+    """:func:`follow_up`, or a user turn that only wraps a tool response (not a query, to the
+    Qwen3 scan), one with content parts (an image among them, now and then), or a system
+    message in the middle."""
+    kind = draw(st.sampled_from(["plain", "plain", "plain", "wrapped", "parts", "system"]))
+    if kind == "wrapped":
+        return [{"role": "user", "content": f"<tool_response>\n{draw(texts)}\n</tool_response>"}]
+    if kind == "parts":
+        parts: list[Any] = [{"type": "text", "text": draw(texts)}]
+        if draw(st.booleans()):
+            parts.append({"type": "image"})
+        return [{"role": "user", "content": parts}]
+    if kind == "system":
+        return [{"role": "system", "content": draw(texts)}, {"role": "user", "content": draw(texts)}]
+    return draw(follow_up(message))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@settings(max_examples=budget.per_format(40, floor=25))
+@given(data=st.data())
+def test_window_is_the_full_render(name: str, data: st.DataObject) -> None:
+    """Law 4 on rollouts of up to eight steps; where the bridge answers ``None`` the rollout goes
+    on from :func:`chatformats.start` of the whole conversation (a window state built at once)."""
+    tok = bpe.backend(name)
+    variables: dict[str, Any] = {"tools": [TOOL]} if data.draw(st.booleans(), label="tools") else {}
+    messages: list[Any] = []
+    if data.draw(st.booleans(), label="system"):
+        messages.append({"role": "system", "content": data.draw(texts)})
+    messages.append({"role": "user", "content": data.draw(texts)})
+    try:
+        prompt = chatformats.start(name, messages, tokenizer=tok, now=FIXED_NOW, **variables)
+    except chatformats.ChatFormatError:
+        return
+    for _ in range(data.draw(st.integers(1, 8), label="steps")):
+        message = data.draw(rich_assistant(name.startswith("deepseek")), label="sampled message")
+        completion = completion_of(name, list(prompt.messages), message, prompt.variables,
+                                   cut=data.draw(st.integers(0, 5), label="cut") == 0)
+        if completion is None:
+            return
+        new = data.draw(rich_follow_up(message), label="new messages")
+        given_message = None if has_parser(name) else message
+        outcomes = []
+        for start in (prompt, full_path(prompt)):
+            try:
+                outcomes.append(chatformats.bridge(name, start, completion, new, tokenizer=tok,
+                                                   message=given_message))
+            except chatformats.ChatFormatError as exc:  # the full render fails: both fail so
+                outcomes.append(exc)
+        turn, slow = outcomes
+        if isinstance(turn, Exception) or isinstance(slow, Exception):
+            assert (type(turn), str(turn)) == (type(slow), str(slow))
+            return
+        note(f"window={turn.context.windowed if turn is not None and turn.context else None}")
+        same_turn(turn, slow)
+        if turn is None:
+            try:
+                parsed = given_message or chatformats.parse_response(
+                    name, completion, prefix=prompt.appended, tools=prompt.variables.get("tools"))
+                turn = chatformats.start(name, [*prompt.messages, parsed, *new], tokenizer=tok,
+                                         now=FIXED_NOW, **variables)
+            except chatformats.ChatFormatError:
+                return
+        prompt = turn
+
+
+def _tool_agent(name: str, turns: int) -> list[Any]:
+    """A tool-agent rollout's bridged turns (``None`` where the bridge gives no answer): a user
+    question, then tool calls with reasoning and their results."""
+    tok = bpe.backend(name)
+    prompt = chatformats.start(name, [{"role": "system", "content": "Be brief."},
+                                      {"role": "user", "content": "Weather in Oslo?"}],
+                               tokenizer=tok, tools=[TOOL], now=FIXED_NOW)
+    out = []
+    for i in range(turns):
+        arguments: Any = {"city": "Oslo", "days": i + 1}
+        if name.startswith("deepseek"):  # the DeepSeek templates concatenate the arguments
+            arguments = f'{{"city": "Oslo", "days": {i + 1}}}'
+        message = {"role": "assistant", "content": "", "reasoning_content": f"Step {i}.",
+                   "tool_calls": [{"id": f"call_{i}", "type": "function",
+                                   "function": {"name": "get_weather", "arguments": arguments}}]}
+        completion = completion_of(name, list(prompt.messages), message, prompt.variables, cut=False)
+        assert completion is not None, name
+        result = {"role": "tool", "tool_call_id": f"call_{i}", "name": "get_weather", "content": f"sunny {i}"}
+        turn = chatformats.bridge(name, prompt, completion, [result],
+                                  tokenizer=tok, message=None if has_parser(name) else message)
+        out.append(turn)
+        if turn is None:
+            break
+        prompt = turn
+    return out
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_the_window_is_taken(name: str) -> None:
+    """The formats with a window rule render a window on every turn of a tool-agent rollout once
+    the history is longer than the window (the first bridged turns render whole); the others never
+    do.  Where the bridge answers ``None`` (a format that rewrites this history), nothing is
+    claimed but that no answer came from a window."""
+    from chatformats._window import RULES
+
+    turns = _tool_agent(name, 6)
+    answered = [turn for turn in turns if turn is not None]
+    if name in RULES and len(answered) == len(turns):
+        assert [turn.context.windowed for turn in answered[2:]] == [True] * (len(answered) - 2), name
+    else:
+        assert not any(turn.context is not None and turn.context.windowed for turn in answered), name
+    if name in ("qwen3-thinking-2507", "qwen3-instruct-2507", "llama-3.2-vision-2024-12", "cogito"):
+        assert len(answered) == len(turns)  # the benchmark's formats keep this history
+
+
+def test_a_turn_the_rule_cannot_follow_renders_whole_then_the_window_returns() -> None:
+    """A new message with an image may change Llama 3.2 Vision's system block: that turn renders
+    the whole conversation (and is its render); the state is then the whole conversation's, and
+    the next turn renders a window again."""
+    name = "llama-3.2-vision-2024-12"
+    tok = bpe.backend(name)
+    turn = _tool_agent(name, 4)[-1]
+    assert turn.context.windowed
+    for new, windowed in (([{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "This?"}]}], False),
+                          ([{"role": "user", "content": "And now?"}], True)):
+        message = {"role": "assistant", "content": "Sunny."}
+        completion = completion_of(name, list(turn.messages), message, turn.variables, cut=False)
+        turn = chatformats.bridge(name, turn, completion, new, tokenizer=tok)
+        assert turn is not None and turn.context.windowed is windowed
+        assert turn.text == chatformats.apply_chat_template(name, turn.messages, add_generation_prompt=True,
+                                                            **turn.variables)
+
+
+def test_joined_values_are_the_values() -> None:
+    """A turn's text, ids and messages are joined when read; the turn compares, pickles and
+    replaces as if they were plain values, and an earlier turn is not changed by a later one."""
+    import pickle
+
+    name = "qwen3-instruct-2507"
+    turns = _tool_agent(name, 5)
+    first, last = turns[0], turns[-1]
+    assert last.text.startswith(first.text) and last.ids[:len(first.ids)] == first.ids
+    before = (first.text, list(first.ids), first.messages)
+    again = chatformats.bridge(name, turns[2], "Done.<|im_end|>", [{"role": "user", "content": "ok"}],
+                               tokenizer=bpe.backend(name))  # a branch from an earlier turn
+    assert again is not None and again.text.startswith(turns[2].text)
+    assert (first.text, first.ids, first.messages) == before
+    assert pickle.loads(pickle.dumps(last)) == last
+    assert last._replace(context=None).ids == last.ids
+    assert len(last.messages) == 2 + 2 * 5
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -301,3 +486,45 @@ def test_regressions_hypothesis_found() -> None:
     with pytest.raises(chatformats.ParseError):
         chatformats.parse_response(name, cut, prefix=prompt.appended, strict=True)
     assert chatformats.prefix_stable("qwen3-tool-agent")["tool"] is not None
+
+
+def test_the_rollout_benchmark_engines_agree() -> None:
+    """``benchmarks.rollout``'s bridge gives transformers' ids at every turn (the check it makes
+    before timing), on demand too; ``benchmarks.parse_ids``' cases parse on ids as expected."""
+    pytest.importorskip("transformers")
+    from benchmarks import parse_ids, rollout
+
+    name = "qwen3-thinking-2507"
+    case = rollout.Case(name, 6, rollout.build_tokenizer(name))
+    expected = rollout.transformers_engine(case)
+    assert rollout.bridge_engine(case, check=True) == expected
+    assert rollout.on_demand_engine(case) == expected[-1:]
+    tok = parse_ids._tokenizer(name)
+    for prefix, _, ids, message in parse_ids.cases(name).values():
+        assert chatformats.parse_response(name, ids, prefix=prefix, tokenizer=tok) == message
+
+
+def test_turns_bridged_from_one_prompt_in_threads_keep_their_own_history() -> None:
+    """Parallel samples of one prompt, each bridged in its own thread: every turn is the render
+    of its own conversation (the shared message list is appended to by one of them only)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    name = "qwen3-instruct-2507"
+    tok = bpe.backend(name)
+    prompt = _tool_agent(name, 3)[-1]
+
+    def one(i: int) -> Any:
+        turn = prompt
+        for step in range(3):
+            turn = chatformats.bridge(name, turn, f"Answer {i}.{step}<|im_end|>",
+                                      [{"role": "user", "content": f"Next {i}.{step}?"}], tokenizer=tok)
+        return i, turn
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(one, range(16)))
+    for i, turn in results:
+        assert turn.messages[-1]["content"] == f"Next {i}.2?"
+        assert turn.text == chatformats.apply_chat_template(name, turn.messages, add_generation_prompt=True,
+                                                            **turn.variables)
+        assert turn.ids[:len(prompt.ids)] == prompt.ids
+        assert tok.decode(turn.ids, skip_special_tokens=False) == turn.text

@@ -137,7 +137,7 @@ class Encoder:
     tokens added, the ids of the added tokens (the control tokens), and ``as_text(string)``, the
     string's ids without the added vocabulary."""
 
-    __slots__ = ("tokenizer", "backend", "transformers", "_added")
+    __slots__ = ("tokenizer", "backend", "transformers", "_added", "_contents")
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
@@ -152,6 +152,7 @@ class Encoder:
                 "tokenizers.Tokenizer or a transformers fast tokenizer")
         self.backend = backend
         self._added: frozenset[int] | None = None
+        self._contents: dict[int, str] | None = None
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
         backend = self.backend
@@ -172,6 +173,21 @@ class Encoder:
         if self._added is None:
             self._added = frozenset(self.backend.get_added_tokens_decoder())
         return self._added
+
+    @property
+    def contents(self) -> dict[int, str]:
+        """Each added token's id and its content (read once, as :attr:`added` is)."""
+        if self._contents is None:
+            self._contents = {i: t.content for i, t in self.backend.get_added_tokens_decoder().items()}
+        return self._contents
+
+    @property
+    def decodes_runs(self) -> bool:
+        """Whether decoding is known to be run by run: with a byte-level decoder, the tokenizer
+        decodes the ordinary tokens between two added tokens on their own (a character whose
+        bytes an added token separates decodes as two replacement characters), so the runs'
+        decodings join to the whole's."""
+        return type(self.backend.decoder).__name__ == "ByteLevel"
 
     def as_text(self, string: str) -> list[int]:
         """``string`` encoded as plain text: normalizer, pre-tokenizer and model, never matching

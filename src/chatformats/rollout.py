@@ -9,12 +9,19 @@
 - :func:`prefix_stable` — which appends keep the earlier render as a prefix, for a format and
   its variables.
 
-The bridge reads the completion back with :func:`chatformats.parse_response`, renders the whole
-conversation (the history, the completion's message, the new messages) once as text, and checks
-that the render starts with the previous prompt followed by the completion: then the template
-keeps the history, and what it appends after it is the new text.  Only that text is encoded, so
-the ids of the history are never recomputed.  An end-of-turn the completion was cut before (a
-length limit) is part of what the render appends, so it is written as prompt context.
+The bridge reads the completion back with :func:`chatformats.parse_response`, renders the
+conversation (the history, the completion's message, the new messages) as text, and checks that
+the render starts with the previous prompt followed by the completion: then the template keeps
+the history, and what it appends after it is the new text.  Only that text is encoded, so the ids
+of the history are never recomputed.  An end-of-turn the completion was cut before (a length
+limit) is part of what the render appends, so it is written as prompt context.
+
+For the formats of :data:`chatformats._window.RULES` the render is of a bounded window (anchor
+messages and the last messages, before and after the new ones), with the template's pre-pass
+state carried from turn to turn: the same answer as the whole conversation's render (that
+module's argument), at a cost that does not grow with the history; where the window cannot tell,
+the whole conversation is rendered.  A turn's text, ids and messages are the previous turn's
+followed by what it adds, joined when first read (:class:`Joined`).
 
 Policies where the render does not start with what was sampled (Qwen3 drops the reasoning of
 turns before the last user message; a template re-serialises tool-call arguments):
@@ -29,6 +36,7 @@ turns before the last user message; a template re-serialises tool-call arguments
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 from typing import Any
 
@@ -53,56 +61,199 @@ class Turn(Record):
     - ``rewritten``: ``None`` when ``text`` is exactly the template's render of ``messages``
       (with the generation prompt), else the offset where the template's render departs from it
       (the ``"sampled"`` policy).
+
+    ``text``, ``ids`` and ``messages`` of a bridged turn are the previous turn's followed by
+    what this turn adds: each is joined when first read (:class:`Joined`), so that a turn costs
+    what it adds, not the length of the history, until its whole prompt is asked for.
     """
 
-    __slots__ = ("text", "ids", "messages", "variables", "appended", "rewritten", "context")
+    __slots__ = ("_text", "_ids", "_messages", "variables", "appended", "rewritten", "context")
     _defaults = {"context": None}
 
-    text: str
-    ids: list[int] | None
-    messages: tuple[Any, ...]
+    _text: str | Joined
+    _ids: list[int] | Joined | None
+    _messages: tuple[Any, ...] | Joined
     variables: dict[str, Any]
     appended: str
     rewritten: int | None
     context: _Context | None
 
+    @property
+    def text(self) -> str:
+        text = self._text
+        return text.value() if type(text) is Joined else text  # type: ignore[return-value]
+
+    @property
+    def ids(self) -> list[int] | None:
+        ids = self._ids
+        return ids.value() if type(ids) is Joined else ids  # type: ignore[return-value]
+
+    @property
+    def messages(self) -> tuple[Any, ...]:
+        messages = self._messages
+        return messages.value() if type(messages) is Joined else messages  # type: ignore[return-value]
+
+
+class Joined:
+    """A ``str``, ``list`` or ``tuple`` given as an earlier value (a :class:`Joined` or the
+    value itself) followed by ``parts``, and joined once, when first read (:meth:`value`): a
+    rollout's turns share their history instead of copying it each turn.  Compares (and
+    pickles) as its value."""
+
+    __slots__ = ("_value", "_before", "_parts")
+
+    def __init__(self, before: Any, parts: tuple[Any, ...]) -> None:
+        self._value: Any = None
+        self._before, self._parts = before, parts
+
+    def value(self) -> Any:
+        if self._value is None:
+            chain = []
+            node: Any = self
+            while type(node) is Joined and node._value is None:
+                chain.append(node._parts)
+                node = node._before
+            base = node.value() if type(node) is Joined else node
+            pieces = [part for parts in reversed(chain) for part in parts]
+            if type(base) is str:
+                value: Any = base + "".join(pieces)
+            else:
+                out = list(base)
+                for piece in pieces:
+                    out += piece
+                value = out if type(base) is list else tuple(out)
+            self._value, self._before, self._parts = value, None, ()
+        return self._value
+
+    def __eq__(self, other: object) -> bool:
+        return self.value() == (other.value() if type(other) is Joined else other)  # type: ignore[no-any-return]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.value())
+
+    def __reduce__(self) -> Any:
+        return (_itself, (self.value(),))
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+#: Guards the test-and-append of :meth:`_Context.extended` on a shared message list.
+_SHARED = threading.Lock()
+
 
 class _Context:
     """What the template received for a turn, kept so that the next turn converts only its new
     messages (transformers' conversions are per message): the port, the converted messages, the
-    template's variables (the special tokens, the converted tools, ``documents``) and the
-    clock.  Built by :func:`start` only when rendering from it gives the pipeline's own text."""
+    template's variables (the special tokens, the converted tools, ``documents``), the clock,
+    whether the turn's text ends with the generation prompt, and the format's window rule
+    (:mod:`chatformats._window`) with its state after these messages, so that the next turn
+    renders a bounded window instead of the whole conversation.  Built by :func:`start` only
+    when rendering from it gives the pipeline's own text.
 
-    __slots__ = ("port", "calls", "messages", "variables", "now")
+    ``messages`` may be longer than ``count`` (a list shared with later turns, which append to
+    it in place when they extend the last turn: no copy per turn); the turn's messages are
+    ``messages[:count]``.  ``windowed``: whether this turn's text came from the window."""
+
+    __slots__ = ("port", "calls", "messages", "count", "variables", "now", "prompted", "rule",
+                 "state", "windowed")
 
     def __init__(self, port: Any, calls: Any, messages: list[Any], variables: dict[str, Any],
-                 now: datetime) -> None:
+                 now: datetime, prompted: bool = True, rule: Any = None, state: Any = None,
+                 count: int | None = None, windowed: bool = False) -> None:
         self.port, self.calls, self.messages, self.variables, self.now = port, calls, messages, variables, now
+        self.count = len(messages) if count is None else count
+        self.prompted, self.rule, self.state, self.windowed = prompted, rule, state, windowed
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _Context):
             return NotImplemented
-        return (self.port, self.messages, self.variables, self.now) == \
-            (other.port, other.messages, other.variables, other.now)
+        return (self.port, self.messages[:self.count], self.variables, self.now, self.prompted) == \
+            (other.port, other.messages[:other.count], other.variables, other.now, other.prompted)
 
     __hash__ = None  # type: ignore[assignment]
 
-    def render(self, name: Any, new: list[Any], add_generation_prompt: bool) -> tuple[str, _Context]:
-        from . import _core
-        from .pipeline import _conversation
+    def full(self) -> _Context:
+        """This context without its window rule: the next turn renders the whole conversation
+        (the path the window must agree with; ``tests/test_bridge.py`` compares them)."""
+        return _Context(self.port, self.calls, self.messages, self.variables, self.now,
+                        self.prompted, None, None, self.count)
 
-        messages = [*self.messages, *_conversation(new)]
+    def extended(self, new: list[Any]) -> list[Any]:
+        """The turn's messages followed by ``new``: the shared list, appended to in place when
+        no other turn extended it yet, else a copy (the test and the append under one lock: two
+        threads bridging from the same turn, as parallel samples of one prompt do, must not
+        both append to it)."""
+        with _SHARED:
+            messages = self.messages
+            if len(messages) != self.count:
+                messages = messages[:self.count]
+            messages.extend(new)
+        return messages
+
+    def _variables(self, add_generation_prompt: bool) -> dict[str, Any]:
         variables = self.variables
         if variables["add_generation_prompt"] is not add_generation_prompt:
             variables = dict(variables, add_generation_prompt=add_generation_prompt)
-        text = _core.call_port(name, self.port, self.calls, messages, variables, self.now)
-        return text, _Context(self.port, self.calls, messages, self.variables, self.now)
+        return variables
+
+    def render(self, name: Any, messages: list[Any], add_generation_prompt: bool) -> tuple[str, _Context]:
+        """The text of ``messages`` (:meth:`extended`: this turn's and the next turn's new
+        ones) rendered whole, and their context."""
+        from . import _core
+
+        rule = self.rule
+        state = None
+        if rule is not None:  # the state after the new messages; where the rule cannot follow
+            # them, the state of the whole conversation (this render is the whole one anyway)
+            state = rule.advance(self.state, messages, self.count)
+            if state is None:
+                state = rule.start(messages)
+        text = _core.call_port(name, self.port, self.calls, messages,
+                               self._variables(add_generation_prompt), self.now)
+        return text, _Context(self.port, self.calls, messages, self.variables, self.now,
+                              add_generation_prompt, rule if state is not None else None, state)
+
+    def window(self, name: Any, messages: list[Any], add_generation_prompt: bool,
+               completion: str) -> tuple[str, _Context] | None:
+        """What the render of ``messages`` (:meth:`extended`) writes after this turn's text
+        and ``completion``, from the render of a bounded window (:mod:`chatformats._window`),
+        and their context; ``None`` when the window cannot tell (the caller renders them
+        whole)."""
+        from . import _core
+
+        rule = self.rule
+        if rule is None:
+            return None
+        n = self.count
+        start = rule.start_at(messages, n - 1)
+        if start is None or start <= rule.head:  # no window, or the whole conversation
+            return None
+        state = rule.advance(self.state, messages, n)
+        if state is None or not rule.keeps(self.state, state, n - 1):
+            return None
+        head = [messages[i] for i in rule.anchors(self.state, start)]
+        try:
+            before = _core.call_port(name, self.port, self.calls, [*head, *messages[start:n]],
+                                     self._variables(self.prompted), self.now)
+            after = _core.call_port(name, self.port, self.calls, [*head, *messages[start:]],
+                                    self._variables(add_generation_prompt), self.now)
+        except ChatFormatError:
+            return None
+        if not (after.startswith(before) and after.startswith(completion, len(before))):
+            return None
+        return after[len(before) + len(completion):], _Context(
+            self.port, self.calls, messages, self.variables, self.now, add_generation_prompt,
+            rule, state, None, True)
 
 
 def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: str) -> _Context | None:
     """The :class:`_Context` of a first prompt, or ``None`` when rendering from it does not give
     ``text`` (a keyword the pipeline treats itself, a batch)."""
-    from . import _core
+    from . import _core, _window
     from ._registry import get_format
     from ._registry import port as registry_port
 
@@ -123,7 +274,11 @@ def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: st
         template["tools"] = _plain(None if tools is None else _tool_schemas(tools), _room(1))
         template["documents"] = None
         template["add_generation_prompt"] = True
-        context = _Context(port, calls, _conversation(messages), template, variables["now"])
+        converted = _conversation(messages)
+        rule = _window.rule(name)
+        state = rule.start(converted) if rule is not None else None
+        context = _Context(port, calls, converted, template, variables["now"], True,
+                           rule if state is not None else None, state)
         if _core.call_port(name, port, calls, context.messages, template, context.now) != text:
             return None
     except ChatFormatError:
@@ -190,20 +345,33 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
             message = parse_response(name, text, prefix=prompt.appended, tools=variables.get("tools"))
         except ParseError:
             return None
-    history = [*prompt.messages, message, *new_messages]
-    sampled = prompt.text + text
+    new = (message, *new_messages)
     if policy == "template" or prompt.rewritten is None:
         context = prompt.context
         if context is not None:
-            full, context = context.render(name, [message, *new_messages], add_generation_prompt)
+            from .pipeline import _conversation
+
+            messages = context.extended(_conversation(new))
+            # the window's argument takes prompt.text to be the render of its messages
+            windowed = context.window(name, messages, add_generation_prompt, text) \
+                if prompt.rewritten is None else None
+            if windowed is not None:
+                appended, context = windowed
+                return _turn(appended, text, prompt, completion_ids, enc, new, variables,
+                             prompt.rewritten, context)
+            sampled = prompt.text + text
+            full, context = context.render(name, messages, add_generation_prompt)
         else:
-            full = apply_chat_template(name, history, add_generation_prompt=add_generation_prompt,
-                                       **variables)
+            sampled = prompt.text + text
+            full = apply_chat_template(name, [*prompt.messages, *new],
+                                       add_generation_prompt=add_generation_prompt, **variables)
         if full.startswith(sampled):
-            return _turn(full[len(sampled):], sampled, prompt, completion_ids, enc, history,
-                         variables, prompt.rewritten, context)
+            return _turn(full[len(sampled):], text, prompt, completion_ids, enc, new,
+                         variables, prompt.rewritten, context, full)
         if policy == "template":
             return None
+    sampled = prompt.text + text
+    history = [*prompt.messages, *new]
     rendering = apply_chat_template_spans(name, history, add_generation_prompt=add_generation_prompt,
                                           **variables)
     full = rendering.text
@@ -217,17 +385,21 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
                      min(len(sampled), len(full)))
     if prompt.rewritten is not None:
         rewritten = min(rewritten, prompt.rewritten)
-    return _turn(appended, sampled, prompt, completion_ids, enc, history, variables, rewritten, None)
+    return _turn(appended, text, prompt, completion_ids, enc, new, variables, rewritten, None)
 
 
-def _turn(appended: str, sampled: str, prompt: Turn, completion_ids: Any, enc: Any,
-          history: list[Any], variables: dict[str, Any], rewritten: int | None,
-          context: _Context | None) -> Turn:
+def _turn(appended: str, completion: str, prompt: Turn, completion_ids: Any, enc: Any,
+          new: tuple[Any, ...], variables: dict[str, Any], rewritten: int | None,
+          context: _Context | None, text: str | None = None) -> Turn:
+    """The turn after ``prompt``: its text (``text`` when the caller has it whole), ids and
+    messages followed by the completion (its message: ``new[0]``), what was appended and the
+    new messages."""
     ids = None
     if enc is not None:
-        before = prompt.ids if prompt.ids is not None else enc.ids(prompt.text)
-        ids = [*before, *completion_ids, *enc.ids(appended)]
-    return Turn(sampled + appended, ids, tuple(history), variables, appended, rewritten, context)
+        before = prompt._ids if prompt._ids is not None else enc.ids(prompt.text)
+        ids = Joined(before, (completion_ids, enc.ids(appended)))
+    return Turn(Joined(prompt._text, (completion, appended)) if text is None else text, ids,
+                Joined(prompt._messages, (new,)), variables, appended, rewritten, context)
 
 
 def _message_index(source: str | None) -> int | None:

@@ -212,14 +212,32 @@ class ResponseParser:
 
 
 def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
-                   strict: bool = False) -> Any:
+                   strict: bool = False, tokenizer: Any = None) -> Any:
     """The assistant message ``response`` encodes in format ``name`` (see the module docstring;
     ``strict=True``: the exact reading).
 
     ``response`` may be a list of strings (a batch: a list of messages); ``prefix`` is then
     one string for all or a list of one per response.  Linear in ``len(prefix) +
     len(response)``.
+
+    With ``tokenizer`` (a ``tokenizers.Tokenizer`` or a transformers fast tokenizer),
+    ``response`` is the completion's token ids (or a list of them: a batch), and control tokens
+    are recognised by id: a control string the model spelled with ordinary tokens is text
+    (:mod:`._ids`).
     """
+    if tokenizer is not None:
+        from ..ids import encoder
+        from ._ids import parse_ids
+
+        enc = encoder(tokenizer)
+        if isinstance(response, (list, tuple)) and response and all(
+                isinstance(r, (list, tuple)) for r in response):
+            prefixes = _prefixes(prefix, len(response))
+            return [parse_ids(parse_response, name, r, enc, p, tools, strict)
+                    for r, p in zip(response, prefixes)]
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
+        return parse_ids(parse_response, name, response, enc, prefix, tools, strict)
     if isinstance(response, str):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
@@ -228,14 +246,16 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
         return parser.close()
     if not isinstance(response, (list, tuple)) or not all(isinstance(r, str) for r in response):
         raise TypeError("response must be a str or a list of str")
-    if isinstance(prefix, str):
-        prefixes = [prefix] * len(response)
-    elif isinstance(prefix, (list, tuple)) and len(prefix) == len(response):
-        prefixes = list(prefix)
-    else:
-        raise TypeError("prefix must be a str, or a list of str with one per response")
     return [parse_response(name, r, prefix=p, tools=tools, strict=strict)
-            for r, p in zip(response, prefixes)]
+            for r, p in zip(response, _prefixes(prefix, len(response)))]
+
+
+def _prefixes(prefix: Any, count: int) -> list[Any]:
+    if isinstance(prefix, str):
+        return [prefix] * count
+    if isinstance(prefix, (list, tuple)) and len(prefix) == count:
+        return list(prefix)
+    raise TypeError("prefix must be a str, or a list of str with one per response")
 
 
 def _check_grammars() -> None:
