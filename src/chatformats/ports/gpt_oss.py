@@ -50,7 +50,7 @@ from .._jinja import (
     tojson,
 )
 from .._spans import Recorder
-from ..errors import TemplateError, TemplateTypeError, UndefinedValueError
+from ..errors import NestingTooDeep, TemplateError, TemplateTypeError, UndefinedValueError
 
 # -- template text
 
@@ -171,10 +171,24 @@ def _step(key: Any) -> str:
 # -- L10-106: render_typescript_type
 
 
-def typescript_type(spec: Any, path: str, out: list[str], src: dict[int, str] | None) -> None:
+#: How deep :func:`typescript_type` calls itself before it refuses with
+#: :class:`~chatformats.errors.NestingTooDeep`.  jinja2 spends about five Python frames on each
+#: call of the recursive macro, so the reference fails with ``RecursionError`` from about 196
+#: nested types on a fresh stack (158 with 190 frames of the caller's stack below it); within
+#: this limit it renders, so here port and reference agree (``docs/formats.md``, gpt-oss).
+TYPE_DEPTH_LIMIT = 150
+
+
+def typescript_type(spec: Any, path: str, out: list[str], src: dict[int, str] | None,
+                    depth: int = 1) -> None:
     """``render_typescript_type(param_spec, required_params)`` (L10-106): appends the type's
     pieces to ``out``; with ``src``, the input path of each piece that comes from ``spec``
-    (``required_params`` and ``is_nullable`` are never read: only passed down)."""
+    (``required_params`` and ``is_nullable`` are never read: only passed down).  ``depth``: how
+    many calls of the macro this one is inside (:data:`TYPE_DEPTH_LIMIT`)."""
+    if depth > TYPE_DEPTH_LIMIT:
+        raise NestingTooDeep(
+            f"{path}: schema types nested more than {TYPE_DEPTH_LIMIT} deep (the template's "
+            "recursive macro fails near there)")
     emit = out.append
     if type(spec) is dict:
         get = spec.get
@@ -199,7 +213,7 @@ def typescript_type(spec: Any, path: str, out: list[str], src: dict[int, str] | 
                 # L22: set inner_type = render_typescript_type(param_spec['items'], required_params)
                 inner: list[str] = []
                 inner_src: dict[int, str] | None = {} if src is not None else None
-                typescript_type(items, path + ".items", inner, inner_src)
+                typescript_type(items, path + ".items", inner, inner_src, depth + 1)
                 inner_type = "".join(inner)
                 if inner_type == "object | object" or len(inner_type) > 50:  # L23
                     emit("any[]")  # L24
@@ -237,7 +251,7 @@ def typescript_type(spec: Any, path: str, out: list[str], src: dict[int, str] | 
         last = len(listed) - 1
         for k, variant in enumerate(listed):  # L56
             vpath = f"{where}[{k}]"
-            typescript_type(variant, vpath, out, src)  # L57
+            typescript_type(variant, vpath, out, src, depth + 1)  # L57
             description = attr(variant, "description")
             if description:  # L58
                 emit("// ")  # L59
@@ -294,7 +308,7 @@ def typescript_type(spec: Any, path: str, out: list[str], src: dict[int, str] | 
                 if not contains(required, prop_name, path + ".required"):
                     emit("?")  # L91
                 emit(_OBJECT_INDENT)  # L93-94
-                typescript_type(prop_spec, path + ".properties" + _step(prop_name), out, src)  # L94
+                typescript_type(prop_spec, path + ".properties" + _step(prop_name), out, src, depth + 1)  # L94
                 if k != last:  # L95
                     emit(", ")  # L96
             emit("}")  # L99

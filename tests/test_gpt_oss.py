@@ -1,0 +1,164 @@
+"""Parity of the gpt-oss port with its reference template (Harmony): what is this format's own.
+The properties every format shares (realistic conversations, any shape, role sequences, the
+pipeline layer, template-line coverage) run in ``test_format_parity.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import chatformats
+from chatformats.ports import gpt_oss
+
+from . import budget
+from . import strategies as s
+from .oracle import FIXED_NOW
+from .parity import assert_parity
+from .test_spans import assert_template_laws
+
+NAME = "gpt-oss"
+
+# The format's tests share one xdist worker with its shared properties (test_format_parity.py).
+pytestmark = pytest.mark.xdist_group("format-" + NAME)
+
+_CALL = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}
+_Q = {"role": "user", "content": "q"}
+
+
+def _tool(properties: Any, required: Any = None, **function: Any) -> list[dict[str, Any]]:
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required is not None:
+        parameters["required"] = required
+    return [{"type": "function", "function": {"name": "f", "description": "d", "parameters": parameters,
+                                              **function}}]
+
+
+#: Inputs that pinned a behaviour of this template (found by the properties, or written to show
+#: a branch), each with what it shows.
+REGRESSIONS = [
+    pytest.param([_Q], {"tools": _tool({"p": {"type": "array"}})},
+                 id="array without items: ['items'] is the mapping's items method, true, rendered as any"),
+    pytest.param([_Q], {"tools": _tool({"p": {"type": "array", "items": {}}, "q": {"type": "array", "items": None,
+                                                                              "nullable": 1}})},
+                 id="array with empty or None items: any[], nullable by truth"),
+    pytest.param([_Q], {"tools": _tool({"p": {"oneOf": [{"type": "object"}, {"type": "object", "default": None}]}})},
+                 id="oneOf with object variants: the union (has_object_variants stays false), 20 spaces before a default"),
+    pytest.param([_Q], {"tools": _tool({"p": {"oneOf": "ab"}, "q": {"oneOf": {"x": 1}}})},
+                 id="oneOf as a string or a mapping: its characters or keys are variants, each any"),
+    pytest.param([_Q], {"tools": _tool({"p": {"oneOf": 3}})}, id="a oneOf that is a number cannot be iterated"),
+    pytest.param([_Q], {"tools": _tool({"p": {"type": "string", "enum": "xy"}, "q": {"type": "string", "enum": {"a": 1}},
+                                        "r": {"type": "string", "enum": [None, 2, {"k": []}]}})},
+                 id="enum join: a string's characters, a mapping's keys, str() of each member"),
+    pytest.param([_Q], {"tools": _tool({"p": {"type": "string", "enum": 5}})}, id="a number enum cannot be joined"),
+    pytest.param([_Q], {"tools": _tool({"pa": {"type": "number"}, "b": {"type": "object", "properties": {"x": {}},
+                                                                       "required": "xyz"}}, required="pab")},
+                 id="required as a string: a substring test ('pa' and 'b' are in 'pab')"),
+    pytest.param([_Q], {"tools": _tool({"p": {"type": "object", "properties": [1]}})},
+                 id="properties that is a list: calling its undefined items fails"),
+    pytest.param([_Q], {"tools": _tool({"p": {"type": "integer", "enum": ["a"], "default": 3}})},
+                 id="a default beside an enum is concatenated: a number fails"),
+    pytest.param([_Q], {"tools": _tool({"p": {"type": ["string"], "default": {"a": [1, None]}},
+                                        "q": {"type": [None, 1, "x"], "oneOf": [{}], "default": "d"}})},
+                 id="a type list: its only member, or str() of each joined; defaults by tojson or concatenation"),
+    pytest.param([_Q], {"tools": _tool({"p": {"type": "array", "items": {"type": "array", "items": {
+        "type": "object", "properties": {"long_name_one": {"type": "string"}, "long_name_two": {"type": "number"}}}}}})},
+                 id="an inner type longer than 50 characters: any[]"),
+    pytest.param([_Q], {"tools": [{"type": "function", "function": {"name": "f", "description": "d",
+                                                                    "parameters": {"properties": {"a": {}}}}}]},
+                 id="parameters without a type still render their properties"),
+    pytest.param([_Q], {"tools": [{"function": {"name": "f"}}]}, id="a tool without a description fails"),
+    pytest.param([_Q], {"tools": "ab"}, id="a string tools list: a character has no function"),
+    pytest.param([_Q], {"tools": [{"type": "function", "function": {"name": "f", "description": "d",
+                                                                    "parameters": ["x"]}}]},
+                 id="parameters that are not a mapping: () => any"),
+    pytest.param([{"role": "system", "content": ["s"]}, _Q], {},
+                 id="a list system message becomes the developer message by str()"),
+    pytest.param([{"role": "developer"}, _Q], {"tools": []},
+                 id="a developer message without content and no tools: no developer block"),
+    pytest.param([_Q, {"role": "assistant", "content": "a", "tool_calls": [_CALL, {"function": {"name": "g"}}]},
+                  {"role": "tool", "content": "r"}, {"role": "tool", "content": ["r2"]}], {},
+                 id="only the first call is rendered; every tool result takes its name; content by tojson"),
+    pytest.param([_Q, {"role": "assistant", "tool_calls": [{"name": "flat", "arguments": '{"a": 1}'}]},
+                  {"role": "tool"}], {},
+                 id="a flat call (no function) is read as is; string arguments quoted again; missing content fails"),
+    pytest.param([_Q, {"role": "assistant", "tool_calls": []}], {}, id="no calls: tool_calls[0] is undefined"),
+    pytest.param([_Q, {"role": "assistant", "tool_calls": None}], {}, id="None calls: None[0] is undefined"),
+    pytest.param([_Q, {"role": "assistant", "tool_calls": "ab"}], {},
+                 id="string calls: the first character, with no name"),
+    pytest.param([_Q, {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": 1,
+                                                                         "content_type": 2}}]}], {},
+                 id="a content_type that is not a string fails"),
+    pytest.param([_Q, {"role": "assistant", "thinking": "t", "tool_calls": [_CALL]},
+                  {"role": "tool", "content": "r"}, {"role": "assistant", "content": "a"}], {},
+                 id="a later answer drops the tool-call turn's analysis"),
+    pytest.param([_Q, {"role": "assistant", "thinking": "t", "tool_calls": [_CALL]},
+                  {"role": "tool", "content": "r"}, {"role": "assistant", "content": "a", "tool_calls": [_CALL]}],
+                 {"add_generation_prompt": True},
+                 id="only tool-call turns after it: the analysis stays"),
+    pytest.param([_Q, {"role": "assistant", "content": "a", "thinking": "t"}], {"add_generation_prompt": True},
+                 id="the last answer under the generation prompt: no analysis, <|end|>"),
+    pytest.param([_Q, {"role": "assistant", "content": "a", "thinking": None}], {},
+                 id="the last answer with a None thinking fails"),
+    pytest.param([_Q, {"role": "assistant", "content": None}], {}, id="None content: 'tag' in None fails"),
+    pytest.param([_Q, {"role": "assistant", "content": ["<|channel|>final<|message|>"]}], {},
+                 id="list content: the tag test is list membership, then a list cannot be concatenated"),
+    pytest.param([_Q, {"role": "assistant", "tool_calls": [_CALL]}, {"role": "assistant", "content": "a"},
+                  {"role": "tool", "content": "r"}], {},
+                 id="an answer resets the last call: a tool result after it raises"),
+    pytest.param([], {}, id="an empty conversation: messages[0].role fails"),
+    pytest.param(["x", _Q, 3], {}, id="messages that are not mappings render nothing"),
+    pytest.param([_Q], {"model_identity": None}, id="a None model identity cannot be concatenated"),
+    pytest.param([_Q], {"reasoning_effort": 1}, id="a number reasoning effort cannot be concatenated"),
+    pytest.param([_Q], {"builtin_tools": "browser"}, id="builtin_tools as a string: its characters, neither tool"),
+    pytest.param([_Q], {"builtin_tools": 1}, id="builtin_tools that cannot be iterated"),
+    pytest.param([_Q], {"builtin_tools": ["python"], "namespace": 1},
+                 id="a namespace variable shadows the global: calling it fails"),
+    pytest.param([_Q], {"strftime_now": "x"}, id="a strftime_now variable shadows the clock"),
+]
+
+
+@pytest.mark.parametrize("messages, variables", REGRESSIONS)
+def test_regressions(messages: Any, variables: dict[str, Any]) -> None:
+    assert_parity(NAME, messages, variables)
+
+
+@budget.own(NAME)
+@given(messages=st.one_of(s.realistic_conversation(), s.adversarial_messages), tools=s.schema_tools,
+       variables=s.format_variables(NAME))
+def test_schema_tools(messages: Any, tools: Any, variables: dict[str, Any]) -> None:
+    """Tools whose parameters are JSON schemas of every shape (the TypeScript macros' branches),
+    after a user message (so the render reaches the tools)."""
+    assert_parity(NAME, [_Q, *messages], {**variables, "tools": tools})
+
+
+@budget.own(NAME, cost=2)
+@given(messages=st.one_of(s.realistic_conversation(), s.adversarial_messages), tools=s.schema_tools,
+       variables=s.format_variables(NAME))
+def test_schema_tool_spans(messages: Any, tools: Any, variables: dict[str, Any]) -> None:
+    """The spans laws (``test_spans.py``) on the TypeScript rendering: each description, name,
+    property name (a mapping's k-th key), enum member, type-list member and default is sourced
+    by its path; the rest cuts into the template's literals."""
+    assert_template_laws(NAME, [_Q, *messages], {**variables, "tools": tools})
+
+
+def _nested_arrays(levels: int) -> list[dict[str, Any]]:
+    """A parameter of ``levels`` nested types (arrays of arrays of ``{}``: each one a call of
+    the macro; an array of strings would be rendered without one)."""
+    spec: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        spec = {"type": "array", "items": spec}
+    return _tool({"p": spec})
+
+
+def test_type_depth_limit() -> None:
+    """At the port's limit (150 nested types) the reference renders and the port agrees; past the
+    reference's recursion limit (250: about 1,250 Python frames in jinja2) the reference fails
+    with RecursionError and the port refuses with NestingTooDeep (still within the render
+    core's container limit, 400)."""
+    assert_parity(NAME, [_Q], {"tools": _nested_arrays(gpt_oss.TYPE_DEPTH_LIMIT)})
+    assert_parity(NAME, [_Q], {"tools": _nested_arrays(250)})
+    with pytest.raises(chatformats.NestingTooDeep, match="nested more than 150"):
+        chatformats.render(NAME, [_Q], now=FIXED_NOW, tools=_nested_arrays(gpt_oss.TYPE_DEPTH_LIMIT + 1))
