@@ -145,9 +145,9 @@ def test_schema_tool_spans(messages: Any, tools: Any, variables: dict[str, Any])
 
 
 def _nested_arrays(levels: int) -> list[dict[str, Any]]:
-    """A parameter of ``levels`` nested types (arrays of arrays of ``{}``: each one a call of
+    """A parameter of ``levels`` nested types (arrays of arrays of an unknown type: each a call of
     the macro; an array of strings would be rendered without one)."""
-    spec: dict[str, Any] = {}
+    spec: dict[str, Any] = {"type": "x"}
     for _ in range(levels - 1):
         spec = {"type": "array", "items": spec}
     return _tool({"p": spec})
