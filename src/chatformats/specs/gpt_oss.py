@@ -58,7 +58,7 @@ SPEC = Spec(
                      "<|reserved_200011|>", "<|call|>", "<|reserved_200013|>", "<|reserved_200014|>",
                      "<|reserved_200015|>", "<|reserved_200016|>", "<|reserved_200017|>", "<|endofprompt|>"),
     control_provenance=(
-        "tokenizer, partly: the 21 special tokens 199998-200018 as transformers' gpt-oss converter "
+        "tokenizer: partly, the 21 special tokens 199998-200018 as transformers' gpt-oss converter "
         "(convert_gpt_oss_weights_to_hf.py) adds them: nine named (<|startoftext|> 199998, "
         "<|endoftext|> 199999, <|return|> 200002, <|constrain|> 200003, <|channel|> 200005, <|start|> "
         "200006, <|end|> 200007, <|message|> 200008, <|call|> 200012) plus <|endofprompt|> 200018 and "
