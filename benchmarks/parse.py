@@ -79,8 +79,9 @@ def workloads(name: str, long_chars: int = 20_000) -> dict[str, tuple[str, str]]
     long_text = (FILLER * (long_chars // len(FILLER) + 1))[:long_chars]
     return {
         "short": _turn(name, {"role": "assistant", "content": "Here are three papers.", **reasoning}),
+        # (gpt-oss renders a tool-call turn's content as its analysis: no reasoning beside it)
         "tools": _turn(name, {"role": "assistant", "content": "" if family(name) == "llama3_2_vision" else "Searching.",
-                              "tool_calls": calls, **reasoning}),
+                              "tool_calls": calls, **({} if family(name) == "gpt_oss" else reasoning)}),
         "long": _turn(name, {"role": "assistant", "content": long_text, **reasoning}),
     }
 

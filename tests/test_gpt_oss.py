@@ -11,12 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import chatformats
+from chatformats import ParseError, parse_response
 from chatformats.ports import gpt_oss
 
 from . import budget
 from . import strategies as s
 from .oracle import FIXED_NOW
 from .parity import assert_parity
+from .test_parse import case, chunked, stream
 from .test_spans import assert_template_laws
 
 NAME = "gpt-oss"
@@ -162,3 +164,74 @@ def test_type_depth_limit() -> None:
     assert_parity(NAME, [_Q], {"tools": _nested_arrays(250)})
     with pytest.raises(chatformats.NestingTooDeep, match="nested more than 150"):
         chatformats.render(NAME, [_Q], now=FIXED_NOW, tools=_nested_arrays(gpt_oss.TYPE_DEPTH_LIMIT + 1))
+
+
+# ------------------------------------------------------------------ parsing: Harmony as sampled
+
+
+def _as_sampled(completion: str) -> str:
+    """A rendered turn as the model samples it (openai-harmony's own writing): the call's
+    recipient after its channel, ``<|constrain|>`` before the content type."""
+    head = "<|start|>assistant to=functions." if "<|start|>assistant to=" in completion else " to=functions."
+    at = completion.find(head)
+    if at < 0:
+        return completion
+    channel = completion.find("<|channel|>commentary json<|message|>", at)
+    name = completion[at + len(head):channel]
+    opener = "<|start|>assistant" if head.startswith("<|start|>") else ""
+    return (completion[:at] + opener + "<|channel|>commentary to=functions." + name
+            + " <|constrain|>json<|message|>" + completion[channel + len("<|channel|>commentary json<|message|>"):])
+
+
+@budget.own(NAME)
+@given(data=st.data())
+def test_harmony_sampled_form_reads_as_the_rendered_turn(data: st.DataObject) -> None:
+    """A rendered turn rewritten as Harmony writes it reads back (recovering reading, any
+    chunking) as the rendered turn does, with nothing to report: it is openai-harmony's own
+    header form; the exact reading refuses it (the template never writes it)."""
+    prefix, completion, expected, _ = data.draw(case(NAME, calls=1))
+    sampled = _as_sampled(completion)
+    assert sampled != completion
+    message = parse_response(NAME, sampled, prefix=prefix)
+    assert message == expected and message.diagnostics == []
+    cuts = data.draw(st.lists(st.integers(0, 10_000), max_size=5))
+    assert stream(NAME, prefix, chunked(sampled, cuts))[0] == expected
+    with pytest.raises(ParseError):
+        parse_response(NAME, sampled, prefix=prefix, strict=True)
+
+
+@pytest.mark.parametrize(("completion", "expected", "kinds"), [
+    pytest.param("<|channel|>commentary<|message|>Checking.<|end|><|start|>assistant<|channel|>final"
+                 "<|message|>Done.<|return|>",
+                 {"content": "Checking.Done."}, ["not-final"], id="a preamble is content"),
+    pytest.param("<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>analysis<|message|>b"
+                 "<|end|><|start|>assistant<|channel|>final<|message|>c",
+                 {"content": "c", "reasoning_content": "ab"}, ["unclosed-message"],
+                 id="two analysis messages joined; an answer left open"),
+    pytest.param("<|channel|>commentary to=browser.search <|constrain|>json<|message|>{\"query\": \"x\"}<|call|>",
+                 {"content": "", "tool_calls": [{"type": "function", "function": {
+                     "name": "browser.search", "arguments": {"query": "x"}}}]}, ["builtin-tool-call"],
+                 id="a built-in tool's call is a call named by its recipient"),
+    pytest.param("<|channel|>commentary to=functions.f code<|message|>print(1)<|call|>",
+                 {"content": "", "tool_calls": [{"type": "function", "function": {
+                     "name": "f", "arguments": "print(1)"}}]}, [],
+                 id="another content type: the body as string arguments (vLLM's rule)"),
+    pytest.param(" to=functions.f<|channel|>commentary json<|message|>{bad<|call|>",
+                 {"content": "", "tool_calls": [{"type": "function", "function": {
+                     "name": "f", "arguments": "{bad"}}]}, ["bad-json"],
+                 id="arguments that do not decode stay as the string"),
+    pytest.param("<|channel|>final<|message|>a<|end|>stray<|start|>user<|message|>hi<|end|>",
+                 {"content": "astray<|start|>user<|message|>hi<|end|>"}, ["stray-text", "not-assistant"],
+                 id="text between messages and a user message are content"),
+    pytest.param("Hello", {"content": "Hello"}, ["unclosed-message", "no-header"],
+                 id="no header at all: the text is content"),
+    pytest.param("<|channel|>final<|message|>a<|return|>after", {"content": "a"}, [],
+                 id="the turn ends at <|return|>"),
+])
+def test_recovering_reading(completion: str, expected: dict[str, Any], kinds: list[str]) -> None:
+    """What the recovering reading makes of Harmony the template does not write (each kind of
+    drift its diagnostic), the same streamed a character at a time."""
+    message = parse_response(NAME, completion, prefix="<|start|>assistant")
+    assert message == {"role": "assistant", **expected}
+    assert [d["kind"] for d in message.diagnostics] == kinds
+    assert stream(NAME, "<|start|>assistant", list(completion))[0] == message

@@ -70,7 +70,9 @@ SPEC = Spec(
     variables=("add_generation_prompt", "builtin_tools", "model_identity", "reasoning_effort", "tools"),
     calls=frozenset(["namespace", "raise_exception", "strftime_now"]),
     content_format="string",
-    grammar="",
+    # Harmony messages: an analysis message, then a final message or one tool call on the
+    # commentary channel (parsing/gpt_oss.py).
+    grammar="gpt_oss",
     reasoning_field="thinking",
     tests=Tests(
         variables={
