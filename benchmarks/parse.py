@@ -49,7 +49,9 @@ import chatformats
 from chatformats import ResponseParser, parse_response
 from chatformats.parsing import family, grammar
 
-TOOLS = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {
+# (a description: gpt-oss's template concatenates it into its TypeScript namespace)
+TOOLS = [{"type": "function", "function": {"name": "search", "description": "Search for papers.",
+                                           "parameters": {"type": "object", "properties": {
     "query": {"type": "string"}, "limit": {"type": "integer"}}}}}]
 P = [{"role": "user", "content": "Find three papers on parsing."}]
 FILLER = "Some text < with a <| near miss and <thi and {\"na and [{ here.\n"
