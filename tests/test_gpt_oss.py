@@ -4,6 +4,7 @@ pipeline layer, template-line coverage) run in ``test_format_parity.py``."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -235,3 +236,15 @@ def test_recovering_reading(completion: str, expected: dict[str, Any], kinds: li
     assert message == {"role": "assistant", **expected}
     assert [d["kind"] for d in message.diagnostics] == kinds
     assert stream(NAME, "<|start|>assistant", list(completion))[0] == message
+
+
+@pytest.mark.parametrize("when", [datetime(1, 1, 1), datetime(999, 12, 31, 23, 59), datetime(1000, 1, 1),
+                                  datetime(2026, 3, 7, 14, 5, 9), datetime(9999, 12, 31)])
+def test_current_date_is_strftime_now(when: datetime) -> None:
+    """The port writes L202's date itself for a plain datetime from year 1000 on: the same text
+    as ``strftime_now("%Y-%m-%d")`` (and the oracle's) on either side of that year."""
+    from chatformats._jinja import strftime_now
+
+    text = chatformats.render(NAME, [_Q], now=when)
+    assert f"Current date: {strftime_now(when, '%Y-%m-%d')}\n" in text
+    assert_parity(NAME, [_Q], {}, now=when)

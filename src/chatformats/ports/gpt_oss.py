@@ -407,6 +407,26 @@ def tool_namespace(tools: Any, out: list[str], src: dict[int, str] | None) -> No
     emit(_NAMESPACE_CLOSE)  # L147
 
 
+# -- the message loop's checks
+
+
+def _has_tags(value: Any, index: int, field: str) -> bool:
+    """L264 / L269: ``"<|channel|>analysis<|message|>" in value or "<|channel|>final<|message|>"
+    in value`` (a substring test for a string; for another value Python's ``in``, which fails
+    for ``None`` or a number)."""
+    if type(value) is str:
+        return _ANALYSIS_TAG in value or _FINAL_TAG in value
+    path = f"messages[{index}]{field}"
+    return contains(value, _ANALYSIS_TAG, path) or contains(value, _FINAL_TAG, path)
+
+
+def _text(value: Any, index: int, field: str) -> str:
+    """``"..." + value``: the value when it is a string, else jinja2's failure naming the field."""
+    if type(value) is str:
+        return value
+    return need_str(value, f"messages[{index}]{field}")
+
+
 # -- the pre-pass
 
 
@@ -455,7 +475,14 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     else:
         identity_source = "model_identity"
     need_str(model_identity, "model_identity")  # L200
-    date = strftime_now(now, "%Y-%m-%d")  # L202
+    # L202: strftime_now("%Y-%m-%d"); for a plain datetime from year 1000 on that is the
+    # zero-padded date, written here directly (datetime.strftime costs a fifth of a short
+    # render); anything else (an earlier year, which glibc does not pad; a datetime subclass,
+    # whose own strftime runs; a shadowed clock) goes through the shared primitive.
+    if type(now) is datetime and now.year >= 1000:
+        date = f"{now.year}-{now.month:02d}-{now.day:02d}"
+    else:
+        date = strftime_now(now, "%Y-%m-%d")
     reasoning_effort = get("reasoning_effort", MISSING)
     if reasoning_effort is MISSING:  # L203-204
         reasoning_effort = "medium"
@@ -518,20 +545,14 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         message = messages[index]
         role = message.get("role", MISSING) if type(message) is dict else MISSING
         if role == "assistant":  # L261 (so message is a dict)
-            where = f"messages[{index}]"
-            if "content" in message:  # L263
-                content = message["content"]
-                if contains(content, _ANALYSIS_TAG, where + ".content") \
-                        or contains(content, _FINAL_TAG, where + ".content"):  # L264
-                    raise TemplateError(_MSG_CONTENT_TAGS)  # L265
-            if "thinking" in message:  # L268
-                thinking = message["thinking"]
-                if contains(thinking, _ANALYSIS_TAG, where + ".thinking") \
-                        or contains(thinking, _FINAL_TAG, where + ".thinking"):  # L269
-                    raise TemplateError(_MSG_THINKING_TAGS)  # L270
             content = message.get("content", MISSING)
             thinking = message.get("thinking", MISSING)
+            if content is not MISSING and _has_tags(content, index, ".content"):  # L263-264
+                raise TemplateError(_MSG_CONTENT_TAGS)  # L265
+            if thinking is not MISSING and _has_tags(thinking, index, ".thinking"):  # L268-269
+                raise TemplateError(_MSG_THINKING_TAGS)  # L270
             if "tool_calls" in message:  # L273
+                where = f"messages[{index}]"
                 namespace(variables)  # L277
                 found = last_final > k  # L278-282
                 # L285: message.tool_calls[0]
@@ -580,13 +601,13 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             elif k == count - 1 and not add_generation_prompt:  # L302
                 opened = False
                 if "thinking" in message:  # L305
-                    text = need_str(thinking, where + ".thinking")
+                    text = _text(thinking, index, ".thinking")
                     if spans is not None:
                         spans.open(after=_ASSISTANT)
                         spans.fields(index, ".thinking")
                     extend((_ANALYSIS, text, _END))  # L306
                     opened = True
-                text = need_str(content, where + ".content")
+                text = _text(content, index, ".content")
                 if spans is not None:
                     if not opened:
                         spans.open(after=_ASSISTANT)
@@ -595,7 +616,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 if spans is not None:
                     spans.close()
             else:
-                text = need_str(content, where + ".content")
+                text = _text(content, index, ".content")
                 if spans is not None:
                     spans.open(after=_ASSISTANT)
                     spans.fields(index, ".content")
@@ -606,12 +627,15 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         elif role == "tool":  # L317
             if last_name is None:  # L318
                 raise TemplateError(_MSG_NO_CALL)  # L319
-            result = _tojson_at(message.get("content", MISSING), f"messages[{index}].content")
+            try:
+                result = tojson(message.get("content", MISSING))
+            except TemplateTypeError as exc:
+                raise TemplateTypeError(f"messages[{index}].content: {exc}") from None
             if spans is not None:
                 spans.line(last_name_source, index)
             extend((_TOOL_OPEN, last_name, _TOOL_CHANNEL, result, _END))  # L321-322
         elif role == "user":  # L323
-            text = need_str(message.get("content", MISSING), f"messages[{index}].content")
+            text = _text(message.get("content", MISSING), index, ".content")
             if spans is not None:
                 spans.fields(index, ".content")
             extend((_USER, text, _END))  # L324
