@@ -248,3 +248,27 @@ def test_current_date_is_strftime_now(when: datetime) -> None:
     text = chatformats.render(NAME, [_Q], now=when)
     assert f"Current date: {strftime_now(when, '%Y-%m-%d')}\n" in text
     assert_parity(NAME, [_Q], {}, now=when)
+
+
+_HARMONY_PIECES = ["<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|return|>", "<|call|>",
+                   "<|constrain|>", "assistant", "user", "analysis", "final", "commentary", " to=",
+                   "functions.", "browser.search", "json", " ", "\n", "<|", "|>", "<|start", "{",
+                   '{"a": 1}', '"s"', "x", "é"]
+
+
+@budget.own(NAME)
+@given(pieces=st.lists(st.one_of(st.sampled_from(_HARMONY_PIECES), st.text(max_size=3)), max_size=24),
+       cuts=st.lists(st.integers(0, 200), max_size=6), strict=st.booleans())
+def test_any_harmony_soup_reads_the_same_however_chunked(pieces: list[str], cuts: list[int],
+                                                         strict: bool) -> None:
+    """Any text made of Harmony's tokens and near misses: the recovering reading gives a message
+    of the documented shape (never a ParseError), the exact one a message or a ParseError, and
+    streaming in any chunks gives what one shot gives."""
+    from .test_parse import assert_shape, outcome
+
+    text = "".join(pieces)
+    one = outcome(lambda: parse_response(NAME, text, prefix="<|start|>assistant", strict=strict))
+    if not strict:
+        assert not isinstance(one, tuple), one
+        assert_shape(NAME, one)
+    assert outcome(lambda: stream(NAME, "<|start|>assistant", chunked(text, cuts), strict=strict)[0]) == one
