@@ -7,10 +7,11 @@ L10-106 as :func:`typescript_type`, ``render_tool_namespace`` L108-148 as
 message loop in the template's ``if/elif`` order (L258-326) and the generation prompt
 (L329-331).  ``Lnn`` comments cite template lines.
 
-The pre-pass (:func:`scan`) computes what the loop reads ahead: where ``loop_messages`` starts
-(L234-240) and, for L277-282's ``future_final_message``, the last assistant message without a
-``tool_calls`` key; ``found`` is true for a turn before it (the template scans the rest of the
-conversation on every tool-call turn; this reads the answer off one index).  ``last_tool_call``
+The pre-pass (:func:`scan`, a :class:`Namespace` record) computes what the loop reads ahead:
+where ``loop_messages`` starts (L234-240) and, for L277-282's ``future_final_message``, the last
+assistant message without a ``tool_calls`` key; ``found`` is true for a turn before it (the
+template scans the rest of the conversation on every tool-call turn; this reads the answer off
+one index).  ``last_tool_call``
 (L258, L301, L315) is the loop's running state.
 
 Jinja behaviours the port reproduces:
@@ -49,6 +50,7 @@ from .._jinja import (
     to_str,
     tojson,
 )
+from .._record import Record, setters
 from .._spans import Recorder
 from ..errors import NestingTooDeep, TemplateError, TemplateTypeError, UndefinedValueError
 
@@ -430,12 +432,46 @@ def _text(value: Any, index: int, field: str) -> str:
 # -- the pre-pass
 
 
-def scan(messages: Sequence[Any]) -> tuple[Any, int, int]:
-    """L234-240 and what L277-282 read ahead: the developer message (``messages[0].content``
-    when the first message's role is ``developer`` or ``system``, else ``""``), where
-    ``loop_messages`` starts in ``messages`` (1 or 0), and the position in ``loop_messages`` of
-    the last assistant message without a ``tool_calls`` key (-1 when there is none): a
-    tool-call turn before it has ``future_final_message.found``."""
+class _NamespaceFields:
+    """The fields of :class:`Namespace`, written while :func:`_namespace` builds one."""
+
+    __slots__ = ("developer_message", "loop_start", "future_final")
+
+    developer_message: Any
+    loop_start: int
+    future_final: int
+
+
+class Namespace(Record, _NamespaceFields):
+    """The template's state once the pre-pass has run: ``developer_message`` (L235/L238: the
+    first message's content when its role is ``developer`` or ``system``, else ``""``),
+    ``loop_start`` (where L236/L239's ``loop_messages`` begins in ``messages``: 1 or 0; the loop
+    reads ``messages`` from there instead of copying the slice) and ``future_final`` (for
+    L277-282's ``future_final_message``: the position in ``loop_messages`` of the last assistant
+    message without a ``tool_calls`` key, -1 when there is none; a tool-call turn before it has
+    ``future_final_message.found``)."""
+
+    __slots__ = ()
+
+
+#: A record built without its constructor (on every render); its fields are written through the
+#: slots' setters, bound once at import (assigning ``__class__`` would raise an audit event).
+_new = object.__new__
+_set_developer_message = setters(Namespace)["developer_message"]
+_set_loop_start = setters(Namespace)["loop_start"]
+_set_future_final = setters(Namespace)["future_final"]
+
+
+def _namespace(developer_message: Any, loop_start: int, future_final: int) -> Namespace:
+    made = _new(Namespace)
+    _set_developer_message(made, developer_message)
+    _set_loop_start(made, loop_start)
+    _set_future_final(made, future_final)
+    return made
+
+
+def scan(messages: Sequence[Any]) -> Namespace:
+    """L234-240, and what L277-282 read ahead (:class:`Namespace`)."""
     first = item(messages, 0, "messages")
     role = attr(first, "role", "messages[0]")  # L234 (an empty conversation fails here)
     if role == "developer" or role == "system":
@@ -451,7 +487,7 @@ def scan(messages: Sequence[Any]) -> tuple[Any, int, int]:
                 and "tool_calls" not in message:  # L279
             last_final = k - start
             break
-    return developer_message, start, last_final
+    return _namespace(developer_message, start, last_final)
 
 
 # -- the template
@@ -512,7 +548,10 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         emit(_CALLS_NOTE)  # L221
     emit(_END)  # L231
 
-    developer_message, start, last_final = scan(messages)  # L234-240
+    ns = scan(messages)  # L234-240
+    developer_message = ns.developer_message
+    start = ns.loop_start
+    last_final = ns.future_final
 
     if developer_message or tools:  # L243
         emit(_DEVELOPER_OPEN)  # L244
@@ -645,4 +684,4 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     return "".join(out)
 
 
-__all__ = ["render", "scan", "typescript_type", "tool_namespace", "BROWSER", "PYTHON"]
+__all__ = ["render", "scan", "Namespace", "typescript_type", "tool_namespace", "BROWSER", "PYTHON"]
