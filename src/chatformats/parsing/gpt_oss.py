@@ -37,6 +37,11 @@ role, text between messages and text with no header are content with their marku
 left open at the end is read by its header.  Several analysis or final messages are joined
 without a separator.  The turn ends at ``<|return|>`` or ``<|call|>`` (vLLM stops sampling
 there); what follows is not part of the message.
+
+Streaming: a message whose header is ``<|channel|>analysis`` or ``<|channel|>final`` (after
+``<|start|>``, ``assistant<|channel|>...``) is read by a state of its own, so its body streams
+as reasoning or content; any other message is one region, read whole when its stop token (or
+the end) comes, with the header rules above (which read those two headers the same way).
 """
 
 from __future__ import annotations
@@ -240,14 +245,37 @@ def _between(raw: str, marker: str) -> Outcome:
     return Outcome([("content", raw)], [("stray-text", 0, "text between messages kept as content")])
 
 
+def _body(region: str) -> Any:
+    """The body of a message whose header was one of the common ones (a lead): ``region``'s
+    text, as :func:`_message` reads that header."""
+
+    def value(raw: str, marker: str) -> Outcome:
+        notes = [("unclosed-message", len(raw), "a message without a stop token, read by its "
+                                                "header")] if marker == "" else []
+        return Outcome([(region, raw)], notes)
+
+    return value
+
+
 _STOPS = ((_END, "between", False), (_RETURN, "end", False), (_CALL, "end", False))
+
+# The common headers are leads (where a message begins), so that an analysis or final message
+# streams as reasoning or content; any other header is read whole with its body (_message),
+# which gives these two headers the same reading.
+_FIRST_LEADS = ((_ANALYSIS, "analysis", False), (_FINAL, "final", False))
+_LATER_LEADS = (("assistant" + _ANALYSIS, "analysis", False), ("assistant" + _FINAL, "final", False))
 
 RECOVER = {
     s.name: s
     for s in (
-        State("start", "tool_calls", markers=_STOPS, value=_first),
-        State("between", "content", markers=((_START, "message", False),), value=_between),
+        State("start", None, leads=_FIRST_LEADS, lead_miss="first"),
+        State("first", "tool_calls", markers=_STOPS, value=_first),
+        State("between", "content", markers=((_START, "later", False),), value=_between),
+        State("later", None, leads=_LATER_LEADS, lead_miss="message"),
         State("message", "tool_calls", markers=_STOPS, value=_later),
+        State("analysis", "reasoning_content", markers=_STOPS, value=_body("reasoning_content"),
+              eager=True),
+        State("final", "content", markers=_STOPS, value=_body("content"), eager=True),
         State("end", None, stray=IGNORE),
     )
 }
