@@ -50,7 +50,9 @@ import chatformats
 from chatformats import ResponseParser, parse_response
 from chatformats.parsing import family, grammar
 
-TOOLS = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {
+# (a description: gpt-oss's template concatenates it into its TypeScript namespace)
+TOOLS = [{"type": "function", "function": {"name": "search", "description": "Search for papers.",
+                                           "parameters": {"type": "object", "properties": {
     "query": {"type": "string"}, "limit": {"type": "integer"}}}}}]
 P = [{"role": "user", "content": "Find three papers on parsing."}]
 FILLER = "Some text < with a <| near miss and <thi and {\"na and [{ here.\n"
@@ -102,8 +104,9 @@ def workloads(name: str, long_chars: int = 20_000) -> dict[str, tuple[str, str]]
     long_text = (FILLER * (long_chars // len(FILLER) + 1))[:long_chars]
     return {
         "short": _turn(name, {"role": "assistant", "content": "Here are three papers.", **reasoning}),
+        # (gpt-oss renders a tool-call turn's content as its analysis: no reasoning beside it)
         "tools": _turn(name, {"role": "assistant", "content": "" if family(name) in SINGLE_CALL else "Searching.",
-                              "tool_calls": calls, **reasoning}),
+                              "tool_calls": calls, **({} if family(name) == "gpt_oss" else reasoning)}),
         "long": _turn(name, {"role": "assistant", "content": long_text, **reasoning}),
     }
 

@@ -208,6 +208,94 @@ tools_any = st.one_of(tools_realistic, st.just([]), st.none(), json_value,
                       st.lists(json_value, max_size=3))
 
 
+# ---------------------------------------------------------------- JSON schemas
+
+#: Property names, and the schema texts a template may print (descriptions, enum members).
+_SCHEMA_NAMES = st.sampled_from(["city", "query", "limit", "unit", "tags", "x", "a b", "é"])
+_SCHEMA_TEXTS = st.one_of(st.sampled_from(["City name", "The unit", "", "a\nb", "// x"]), short_texts)
+_SCHEMA_TYPES = st.sampled_from(["string", "number", "integer", "boolean", "object", "array", "null"])
+
+
+def _schema_with(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """One JSON schema node whose sub-schemas are ``children``: each keyword a schema type
+    branches on (``type``, a list of types, ``items``, ``properties``/``required``, ``oneOf``,
+    ``anyOf``, ``enum``, ``nullable``) and the annotations it prints (``description``,
+    ``default``), each present or not, now and then an odd value."""
+    properties = st.dictionaries(_SCHEMA_NAMES, children, max_size=3)
+
+    @st.composite
+    def node(draw: st.DrawFn) -> dict[str, Any]:
+        kind = draw(st.integers(0, 9))
+        spec: dict[str, Any] = {}
+        if kind <= 5:
+            spec["type"] = draw(_SCHEMA_TYPES)
+        elif kind == 6:
+            spec["type"] = draw(st.lists(_SCHEMA_TYPES, min_size=0, max_size=3))
+        elif kind == 7:
+            spec["oneOf"] = draw(st.lists(children, min_size=1, max_size=3))
+        elif kind == 8:
+            spec["anyOf"] = draw(st.lists(children, min_size=1, max_size=3))
+        if spec.get("type") == "array" or draw(st.integers(0, 9)) == 0:
+            spec["items"] = draw(st.one_of(children, children, st.just({}), st.just([]), st.none()))
+        if spec.get("type") == "object" or draw(st.integers(0, 9)) == 0:
+            if draw(st.integers(0, 4)):
+                props = draw(properties)
+                spec["properties"] = props
+                if draw(st.booleans()):
+                    spec["required"] = draw(st.lists(st.one_of(st.sampled_from(sorted(props) or ["x"]), _SCHEMA_NAMES),
+                                                     max_size=3))
+        if spec.get("type") == "string" and draw(st.booleans()) or draw(st.integers(0, 9)) == 0:
+            spec["enum"] = draw(st.one_of(st.lists(_SCHEMA_TEXTS, min_size=1, max_size=3),
+                                          st.lists(scalars, max_size=2)))
+        if draw(st.integers(0, 3)) == 0:
+            spec["nullable"] = draw(st.one_of(st.booleans(), st.booleans(), scalars))
+        # an odd description or a default that is not a string (which a template may
+        # concatenate) one time in ten (a middle value: Hypothesis draws the ends most): a schema
+        # holds several, and one fails the whole render
+        if draw(st.booleans()):
+            spec["description"] = draw(scalars if draw(st.integers(0, 9)) == 5 else _SCHEMA_TEXTS)
+        if draw(st.integers(0, 2)) == 0:
+            spec["default"] = draw(st.one_of(scalars, st.lists(scalars, max_size=2))
+                                   if draw(st.integers(0, 9)) == 5 else _SCHEMA_TEXTS)
+        return spec
+
+    return node()
+
+
+json_schemas = st.recursive(_schema_with(st.sampled_from([{"type": "string"}, {"type": "integer"}, {}])),
+                            _schema_with, max_leaves=6)
+"""JSON schemas of every shape a schema-to-type renderer branches on (gpt-oss renders a tool's
+parameters as TypeScript types from them): types, type lists, arrays with typed, untyped, empty
+or nested ``items``, objects with ``properties`` and ``required``, ``oneOf``/``anyOf`` unions,
+string ``enum``s, ``nullable``, descriptions and defaults of any JSON type, nested."""
+
+
+@st.composite
+def schema_tool(draw: st.DrawFn) -> Any:
+    """An OpenAI function tool whose parameters are a :data:`json_schemas` object (a name and
+    description present in most, each odd now and then)."""
+    function: dict[str, Any] = {}
+    if draw(st.integers(0, 15)) != 7:  # (a middle value: Hypothesis draws the ends most)
+        function["name"] = draw(st.one_of(st.sampled_from(["get_weather", "search", "calc"]), short_texts))
+    if draw(st.integers(0, 15)) != 7:
+        function["description"] = draw(scalars if draw(st.integers(0, 15)) == 7 else _SCHEMA_TEXTS)
+    shape = draw(st.integers(0, 9))
+    if shape <= 7:
+        parameters: Any = {"type": "object", "properties": draw(st.dictionaries(_SCHEMA_NAMES, json_schemas, max_size=4))}
+        if draw(st.booleans()):
+            parameters["required"] = draw(st.one_of(
+                st.lists(st.sampled_from(sorted(parameters["properties"]) or ["x"]), max_size=3),
+                st.none(), short_texts))
+        function["parameters"] = parameters
+    elif shape == 8:
+        function["parameters"] = draw(st.one_of(st.just({"type": "object"}), json_value))
+    return {"type": "function", "function": function}
+
+
+schema_tools = st.lists(schema_tool(), min_size=1, max_size=3)
+"""Tools lists of :func:`schema_tool`: what a schema-to-type renderer's every branch needs."""
+
+
 @st.composite
 def realistic_conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
     """What well-behaved clients send: an optional system message, user/assistant turns,
@@ -287,6 +375,9 @@ VARIABLE_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "llama_tools": st.one_of(tools_any, st.lists(st.sampled_from(TOOL_SCHEMAS), min_size=1, max_size=2)),
     # the same, and the values a template iterates or tests oddly: "", {}, small integers
     "tools_or_odd": st.one_of(tools_any, st.just(""), st.just({}), st.integers(-1, 2)),
+    # the same, and tools whose parameters are JSON schemas of every shape (gpt-oss's TypeScript
+    # rendering of schemas), half the time
+    "schema_tools": st.one_of(tools_any, schema_tools),
 }
 
 

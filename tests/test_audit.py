@@ -43,8 +43,8 @@ _CONTROL_SHAPE = re.compile(
     r"<\|[^|<>\s]+\|>|<｜[^｜<>\s]+｜>|</?[A-Za-z_][A-Za-z0-9_]*>|<[A-Za-z_][A-Za-z0-9_]*=")
 #: Tag-shaped text in a template that is prose, not structure: Solar Open's description of a tool
 #: response (``<|tool_response:result|><results><|tool_response:end|>``) uses ``<results>`` as a
-#: placeholder for the result.
-_PROSE = {"solar-open": {"<results>"}}
+#: placeholder for the result; gpt-oss names a ``<|final|>`` message in a ``{#- #}`` comment.
+_PROSE = {"solar-open": {"<results>"}, "gpt-oss": {"<|final|>"}}
 
 
 @pytest.mark.parametrize("name", FORMATS)

@@ -88,6 +88,8 @@ CONTROL = {
     "llama3_2_vision": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>"),
     "llama3_1": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>", "<|python_tag|>"),
     "cogito": ("<think>", "</think>", "<|eot_id|>", '[{"name": "', "<|start_header_id|>"),
+    "gpt_oss": ("<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|return|>", "<|call|>",
+                "<|constrain|>"),
     "solar_open": ("<|begin|>", "<|end|>", "<|content|>", "<|think|>", "<|tool_calls|>",
                    "<|calls|>", "<|tool_call:begin|>", "<|tool_call:name|>",
                    "<|tool_call:args|>", "<|tool_call:end|>"),
@@ -190,7 +192,16 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
                 call["id"] = draw(CALL_ID)
             calls.append(call)
         m["tool_calls"] = calls
+    _harmony_analysis(name, m)
     return m
+
+
+def _harmony_analysis(name: str, m: dict[str, Any]) -> None:
+    """gpt-oss's template refuses a tool-call turn with both content and reasoning (it renders
+    one of them as the analysis message): ``m``'s content goes, in place."""
+    if family(name) == "gpt_oss" and m.get("tool_calls") and m["content"] \
+            and (m.get("reasoning_content") or m.get("reasoning")):
+        m["content"] = ""
 
 
 def _tojson(v: Any) -> str:
@@ -211,7 +222,8 @@ def _is_query(msg: Any) -> bool:
 #: The grammars whose convention for arguments is a string where the template was given one
 #: (Qwen2.5 writes arguments through tojson whether a mapping or a string: a string reads back
 #: as that string).
-STRING_ARGUMENTS = {"llama3_2_vision", "llama3_1", "cogito", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"} | DEEPSEEK
+STRING_ARGUMENTS = {"llama3_2_vision", "llama3_1", "cogito", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1",
+                    "gpt_oss"} | DEEPSEEK
 
 
 def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
@@ -260,6 +272,12 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
             content = content.strip()
     elif family(name) == "llama3_1":  # content|trim; a built-in call's arguments as given
         reasoning, content = "", "" if calls else content.strip()
+    elif family(name) == "gpt_oss":
+        # Only the first call is written; a tool-call turn's analysis message is its reasoning,
+        # else its content (the answer is empty then).
+        out_calls = out_calls[:1]
+        if calls:
+            reasoning, content = reasoning or content, ""
     elif family(name) == "solar_open":
         option = variables.get("think_render_option", "lastthink")
         reasoning = m.get("reasoning", "") if option in ("all", "lastthink") else ""
@@ -312,6 +330,9 @@ VARIABLES = {
     "deepseek_r1_distill": st.just({}),
     "deepseek_v3": st.just({}),
     "deepseek_r1_0528_qwen3": st.just({}),
+    "gpt_oss": st.fixed_dictionaries({}, optional={
+        "reasoning_effort": st.sampled_from(["low", "high"]),
+        "builtin_tools": st.sampled_from([["browser"], ["python", "browser"]])}),
     "glm4_5": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
     "llama3_2_vision": st.just({}),
     "llama3_1": st.fixed_dictionaries({}, optional={"builtin_tools": st.sampled_from(
@@ -337,6 +358,7 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
             args = json.dumps(args)
         m.setdefault("tool_calls", []).append(
             {"type": "function", "function": {"name": draw(SAFE_NAME), "arguments": args}})
+    _harmony_analysis(name, m)
     variables = draw(VARIABLES[family(name)])
     tools = draw(st.one_of(st.none(), s.tools_realistic))
     layer: Callable[..., str] = chatformats.apply_chat_template
@@ -493,6 +515,7 @@ def test_round_trip_one_character_at_a_time(name: str) -> None:
          "tool_calls": [{"id": "a1b2c3", "type": "function",
                          "function": {"name": "search", "arguments": {"query": "x", "limit": 2}}}]}
     _string_arguments(name, m)
+    _harmony_analysis(name, m)
     prompt = chatformats.apply_chat_template(name, p, add_generation_prompt=True, now=NOW)
     full = chatformats.apply_chat_template(name, p + [m], now=NOW)
     anchor = grammar(name).ANCHOR
@@ -558,6 +581,7 @@ PREFIXES = {
     "qwen3_instruct_2507": ["", "<|im_start|>assistant\n"],
     "qwen2_5_instruct": ["", "<|im_start|>assistant\n"],
     "kimi_k2": ["", "<|im_assistant|>assistant<|im_middle|>"],
+    "gpt_oss": ["", "<|start|>assistant"],
     "deepseek_v3_1": ["", "<｜Assistant｜></think>", "<｜Assistant｜><think>",
                       "<｜tool▁output▁end｜>"],
     "deepseek_r1": ["", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁outputs▁end｜>"],
@@ -709,6 +733,7 @@ def _string_arguments(name: str, m: dict[str, Any]) -> None:
 
 def _render_turn(name: str, m: dict[str, Any], **variables: Any) -> tuple[str, str]:
     _string_arguments(name, m)
+    _harmony_analysis(name, m)
     p = [{"role": "user", "content": "What is 2+2?"}]
     layer: Callable[..., str] = chatformats.apply_chat_template
     if family(name) in NONE_CONTENT_CALLS and m.get("tool_calls"):

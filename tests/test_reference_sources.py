@@ -27,10 +27,10 @@ from .test_audit import _CONTROL_SHAPE
 from .test_serving_openai import _content_loops
 
 REFERENCE = Path(__file__).resolve().parent.parent / "reference_templates"
-STEMS = ["llama3_1_2024_08", "gpt_oss"]
+STEMS = ["llama3_1_2024_08"]
 
 #: Control-shaped strings a template holds only as prose (a comment, a placeholder): not listed.
-PROSE = {"gpt_oss": {"<|final|>"}}
+PROSE: dict[str, set[str]] = {}
 
 
 def facts(stem: str) -> dict[str, Any]:
@@ -121,25 +121,6 @@ CASES: list[tuple[str, list[dict[str, Any]], dict[str, Any], list[str]]] = [
      ["Today Date: 26 Jul 2024\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWeather"]),
     ("llama3_2", CHAT[:2], {"add_generation_prompt": True, **LLAMA},
      ["Today Date: 07 Mar 2026\n\nBe brief.<|eot_id|>"]),
-    ("gpt_oss",
-     [{"role": "developer", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris?"},
-      {"role": "assistant", "thinking": "Need the tool.", "tool_calls": [CALL]},
-      {"role": "tool", "content": "18C"}, {"role": "assistant", "content": "It is 18C.", "thinking": "done"},
-      {"role": "user", "content": "Thanks"}],
-     {"tools": TOOLS, "reasoning_effort": "high", "add_generation_prompt": True},
-     ["<|start|>system<|message|>You are ChatGPT", "Current date: 2026-03-07\n\nReasoning: high\n\n",
-      "<|start|>developer<|message|># Instructions\n\nBe brief.\n\n# Tools\n\n## functions\n\nnamespace functions {",
-      "type get_weather = (_: {\n// City\ncity: string,\n}) => any;",
-      "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>"
-      '{"city": "Paris"}<|call|>',
-      '<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>"18C"<|end|>',
-      "<|start|>assistant<|channel|>final<|message|>It is 18C.<|end|>", "<|start|>assistant"]),
-    ("gpt_oss",
-     [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello", "thinking": "greet"}],
-     {"builtin_tools": ["browser", "python"], "model_identity": "You are X.", "add_generation_prompt": False},
-     ["You are X.\n", "## browser", "## python",
-      "<|start|>assistant<|channel|>analysis<|message|>greet<|end|>"
-      "<|start|>assistant<|channel|>final<|message|>hello<|return|>"]),
     ("glm4_5",
      [CHAT[0], CHAT[1], {"role": "assistant", "content": "<think>look</think>Checking.", "tool_calls": [CALL]},
       CHAT[3], {"role": "assistant", "content": "It is 18C.", "reasoning_content": "easy"}, CHAT[5]],
@@ -179,8 +160,6 @@ def test_transformers_renders_the_file(stem: str, messages: list[dict[str, Any]]
      "This model only supports single tool-calls at once!"),
     ("llama3_1_2024_09", CHAT[:1], {"tools": TOOLS, **LLAMA},
      "Cannot put tools in the first user message when there's no first user message!"),
-    ("gpt_oss", [{"role": "tool", "content": "x"}], {},
-     "Message has tool role, but there was no previous assistant message with a tool call!"),
 ])
 def test_the_templates_own_refusals(stem: str, messages: list[dict[str, Any]], variables: dict[str, Any],
                                     message: str) -> None:

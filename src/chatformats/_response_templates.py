@@ -282,6 +282,29 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    # Harmony: an analysis message, then the final message or the one call (after the analysis
+    # message's <|end|>, each opens with <|start|>assistant; without one, right after the
+    # generation prompt's).
+    "gpt_oss": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": "<|start|>assistant",
+        "fields": {
+            "reasoning_content": {"open": "<|channel|>analysis<|message|>", "close": "<|end|>",
+                                  "content": "text", "content_args": {"strip": False}},
+            "tool_calls": {
+                "open_pattern": (r"(?:<\|start\|>assistant)? to=functions\.(?P<name>.*?)"
+                                 r"<\|channel\|>commentary json<\|message\|>"),
+                "close": "<|call|>",
+                "repeats": True,
+                "content": "json",
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"open_pattern": r"(?:<\|start\|>assistant)?<\|channel\|>final<\|message\|>",
+                        "close_pattern": r"<\|(?:return|end)\|>", "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
 }
 
 #: Where transformers' response-template language cannot express the format exactly (its
@@ -363,6 +386,13 @@ LIMITS: dict[str, tuple[str, ...]] = {
         "tool-call ids: a transform cannot keep a key that only some calls have, so ids are "
         "dropped (and a call without \"arguments\" fails with a KeyError)",
         "a think block opens only where the turn begins",
+    ),
+    "gpt_oss": (
+        "the order of the messages (an analysis message, then one final message or one call) is "
+        "not checked, nor the content type (only json is read); a malformed completion is read "
+        "leniently instead of refused",
+        "Harmony's own header forms (the recipient after the channel, <|constrain|>json) are not "
+        "read: parse_response's recovering reading reads them as openai-harmony does",
     ),
     "solar_open": (
         "the order of blocks (reasoning, then one answer block) is not checked; text outside "

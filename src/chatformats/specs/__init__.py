@@ -17,6 +17,7 @@ from . import (
     deepseek_v3,
     deepseek_v3_1,
     glm4_5,
+    gpt_oss,
     kimi_k2,
     llama3_1_2024_09,
     llama3_2,
@@ -61,4 +62,5 @@ SPECS = (
     deepseek_v3_1.SPEC,
     llama3_1_2024_09.SPEC,
     llama3_2.SPEC,
+    gpt_oss.SPEC,
 )
