@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     #: A port: ``render(messages, variables, now) -> str``.
     PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
-__all__ = ["NESTING_LIMIT", "render", "check_json_like", "check_variables", "clock", "call_port",
-           "not_callable"]
+__all__ = ["NESTING_LIMIT", "render", "batch_given", "is_batch", "in_batch", "check_json_like",
+           "check_variables", "clock", "call_port", "not_callable"]
 
 #: The deepest nesting either layer accepts: a value (``messages``, or one variable) whose
 #: containers (dict, list, tuple) nest deeper than this is refused with :class:`NestingTooDeep`
@@ -68,6 +68,8 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
         raise InvalidConversation(
             f"messages must be a list of messages, not {type(messages).__name__}"
         )
+    if messages and (type(messages[0]) is list or type(messages[0]) is tuple):
+        raise batch_given(messages)
     check_json_like(messages, "messages")
     for key, value in variables.items():
         if type(value) not in _LEAVES:  # a flag or a token needs no walk
@@ -77,6 +79,41 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
     elif not isinstance(now, datetime):
         raise TypeError(f"now must be a datetime, not {type(now).__name__}")
     return call_port(name, port, calls, messages, variables, now, spans)
+
+
+# ------------------------------------------------------------------ batches
+
+
+def batch_given(messages: Sequence[Any]) -> InvalidConversation:
+    """What a single-conversation API (``render``, ``render_spans``, ``render_ids``, ``audit``)
+    raises for a batch: ``messages[0]`` is a list or tuple, which transformers'
+    ``apply_chat_template`` reads as the first of a list of conversations.  The template would
+    render such a list as if it were one conversation of odd messages (``""`` for the Qwen
+    formats: no message has a role), so this is refused before rendering (deliberate difference
+    3 in ``docs/guarantees.md``)."""
+    count = len(messages)
+    return InvalidConversation(
+        f"messages is a batch of {count} conversation{'s' if count != 1 else ''} (messages[0] is "
+        f"a {type(messages[0]).__name__}, not a message); this API renders one conversation: "
+        "render each one, or call chatformats.apply_chat_template, which renders a batch as a "
+        "list of prompts"
+    )
+
+
+def is_batch(messages: Any) -> bool:
+    """transformers' test for a batch (``apply_chat_template``): a non-empty list or tuple whose
+    first item is a list or tuple, or has ``.messages``."""
+    return (isinstance(messages, (list, tuple)) and len(messages) > 0
+            and (isinstance(messages[0], (list, tuple)) or hasattr(messages[0], "messages")))
+
+
+def in_batch(err: ChatFormatError, index: int, root: str = "conversations") -> ChatFormatError:
+    """``err``, raised for item ``index`` of a batch, with that item named first in its message
+    (``conversations[2]: ...``) and kept as ``err.batch_index``; its class, its other attributes
+    and its traceback are unchanged."""
+    err.args = (f"{root}[{index}]: {err}",)
+    err.batch_index = index  # type: ignore[attr-defined]
+    return err
 
 
 # ------------------------------------------------------------------ strictness

@@ -234,8 +234,16 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
         prefixes = list(prefix)
     else:
         raise TypeError("prefix must be a str, or a list of str with one per response")
-    return [parse_response(name, r, prefix=p, tools=tools, strict=strict)
-            for r, p in zip(response, prefixes)]
+    parsed = []
+    for index, (one, one_prefix) in enumerate(zip(response, prefixes)):
+        try:
+            parsed.append(parse_response(name, one, prefix=one_prefix, tools=tools, strict=strict))
+        except ChatFormatError as exc:  # named by its place in the batch
+            from .._core import in_batch
+
+            in_batch(exc, index, "response")
+            raise
+    return parsed
 
 
 def _check_grammars() -> None:
