@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
 __all__ = ["NESTING_LIMIT", "render", "batch_given", "is_batch", "in_batch", "check_json_like",
-           "check_variables", "clock", "call_port", "not_callable"]
+           "check_variables", "clock", "parse_now", "call_port", "not_callable"]
 
 #: The deepest nesting either layer accepts: a value (``messages``, or one variable) whose
 #: containers (dict, list, tuple) nest deeper than this is refused with :class:`NestingTooDeep`
@@ -77,7 +77,7 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
     if now is None:
         now = datetime.now()
     elif not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+        now = parse_now(now)
     return call_port(name, port, calls, messages, variables, now, spans)
 
 
@@ -135,12 +135,38 @@ def check_variables(fmt: Any, variables: Any, known: Any = ()) -> None:
 
 def clock(now: Any) -> datetime:
     """``now``, the time ``strftime_now`` formats: ``datetime.now()`` when not given (as
-    transformers), else a ``datetime`` (anything else is a ``TypeError``: API misuse)."""
+    transformers), else a ``datetime`` or what the CLI's ``--now`` takes (:func:`parse_now`)."""
     if now is None:
         return datetime.now()
     if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+        return parse_now(now)
     return now
+
+
+def parse_now(value: Any) -> datetime:
+    """The clock ``now=`` names when it is not a ``datetime``: what the CLI's ``--now`` takes, an
+    ISO 8601 date or date-time string (``2026-03-07``, ``2026-03-07T14:05:09``; a trailing ``Z``
+    or an offset is converted to UTC, as a naive time); anything else is an
+    :class:`~chatformats.errors.InvalidClock` (a ``ChatFormatError`` and a ``TypeError``) saying
+    what ``now`` takes."""
+    from datetime import timezone
+
+    from .errors import InvalidClock
+
+    if not isinstance(value, str):
+        raise InvalidClock(f"now must be a datetime or an ISO 8601 date or date-time string "
+                           f"(2026-03-07, 2026-03-07T14:05:09Z), not {type(value).__name__}")
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidClock(f"now: expected a datetime or an ISO 8601 date or date-time "
+                           f"(2026-03-07 or 2026-03-07T14:05:09), got {value[:80]!r}") from None
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    return parsed
 
 
 # ------------------------------------------------------------------ the input check

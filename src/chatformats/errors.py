@@ -32,6 +32,7 @@ transformers' pipeline ``TypeError``          :class:`PipelineTypeError`, messag
 - :class:`ParseError`: a completion that is not an assistant turn of its format (malformed
   tool-call JSON, text where the format allows none); raised by :mod:`chatformats.parsing`.
 - :class:`UnknownVariableError`: with ``strict=True``, a variable the template never reads.
+- :class:`InvalidClock`: ``now=`` that is neither a ``datetime`` nor an ISO 8601 string.
 - :class:`ConcurrentModification`: the input was changed (by another thread) while it was
   being rendered.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
@@ -54,6 +55,7 @@ __all__ = [
     "ToolSchemaError",
     "UnknownFormatError",
     "UnknownVariableError",
+    "InvalidClock",
     "ConcurrentModification",
     "InternalError",
     "ParseError",
@@ -107,6 +109,12 @@ class UnknownFormatError(ChatFormatError):
 class UnknownVariableError(ChatFormatError):
     """With ``strict=True``: a variable was passed that the template never reads (a typo such as
     ``enable_thinkng``); the message lists the variables the template reads."""
+
+
+class InvalidClock(ChatFormatError, TypeError):
+    """``now=`` is neither a ``datetime`` nor an ISO 8601 date or date-time string (what the CLI's
+    ``--now`` takes); the message says what it takes.  Also a ``TypeError``, as misusing the
+    API's own parameter is."""
 
 
 class ConcurrentModification(ChatFormatError):
