@@ -156,3 +156,41 @@ def test_the_alias_says_what_it_means() -> None:
     assert json.loads(cli("show", "llama-3.2-vision", "--json").stdout)["alias"]["name"] == "llama-3.2-vision"
     listed = cli("formats").stdout.decode()
     assert "alias llama-3.2-vision = llama-3.2-vision-2024-09: the family's release template" in listed
+
+
+# ------------------------------------------------------------------ the SFT example
+
+
+def _sft_block() -> str:
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "spans.md").read_text(encoding="utf-8")
+    start = text.index("## An SFT pipeline with `datasets.map`")
+    return re.search(r"```python\n(.*?)```", text[start:], re.S).group(1)  # type: ignore[union-attr]
+
+
+def _run_block(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    import os
+
+    script = tmp_path / "block.py"
+    script.write_text(code, encoding="utf-8")
+    # The package from the source tree, as an editable install or a checkout imports it.
+    env = dict(os.environ, PYTHONPATH=str(Path(chatformats.__file__).resolve().parent.parent))
+    return subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, check=False)
+
+
+def test_the_sft_example_maps_with_workers_and_hashes(tmp_path: Path) -> None:
+    pytest.importorskip("datasets")
+    pytest.importorskip("tokenizers")
+    code = _sft_block()
+    assert "num_proc=2" in code
+    result = _run_block(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['</', 'think', '>', 'Hello', '!', '<|im_end|>']"
+    assert "couldn't be hashed" not in result.stderr, result.stderr
+    # The check can fail: the same function reading the module-level import is not hashable.
+    control = code.replace("    import chatformats  # here, not from the enclosing module: see above\n", "")
+    assert control != code
+    result = _run_block(control, tmp_path)
+    assert result.returncode == 0 and "couldn't be hashed" in result.stderr
