@@ -6,7 +6,8 @@ table, ``chatformats._registry.port``, gives it):
 1. **The call itself**: a variable named ``self`` fails as ``Template.render`` fails.
 2. **The input check** (:func:`check_json_like`): ``messages`` is a list or tuple, and it and
    every variable are JSON-like data nested at most :data:`NESTING_LIMIT` containers deep, else
-   :class:`InvalidConversation` / :class:`NestingTooDeep`, before anything renders.
+   :class:`InvalidConversation` / :class:`NestingTooDeep`, before anything renders; then a batch
+   (``messages[0]`` a list or tuple) is refused (:func:`batch_given`).
 3. **The clock** (:func:`clock`): ``now``, the time behind ``strftime_now``.
 4. **The shadowed globals** and **the safety net** (:func:`call_port`): a caller variable named
    like a global the template calls shadows that global, as in jinja2; every exception a port
@@ -68,12 +69,12 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
         raise InvalidConversation(
             f"messages must be a list of messages, not {type(messages).__name__}"
         )
-    if messages and (type(messages[0]) is list or type(messages[0]) is tuple):
-        raise batch_given(messages)
     check_json_like(messages, "messages")
     for key, value in variables.items():
         if type(value) not in _LEAVES:  # a flag or a token needs no walk
             check_json_like(value, key)
+    if messages and (type(messages[0]) is list or type(messages[0]) is tuple):
+        raise batch_given(messages)
     if now is None:
         now = datetime.now()
     elif not isinstance(now, datetime):

@@ -242,7 +242,7 @@ def _fields(finding: Any) -> dict[str, Any]:
     as_dict = getattr(finding, "as_dict", None)
     if callable(as_dict):
         return dict(as_dict())
-    names = getattr(finding, "_fields", None) or getattr(type(finding), "__slots__", ())
+    names: Any = getattr(finding, "_fields", None) or getattr(type(finding), "__slots__", ())
     return {name: getattr(finding, name) for name in names}
 
 
