@@ -448,7 +448,7 @@ def deep_battery(name: str, with_oracle: bool) -> list[dict[str, Any]]:
                 if got == "NestingTooDeep":
                     problems.append({**where, "problem": f"NestingTooDeep at depth {total}: {message}"})
                 if type(messages) in (list, tuple) and messages and type(messages[0]) in (list, tuple):
-                    # A batch given to render (deliberate difference 3 in docs/guarantees.md):
+                    # A batch given to render (deliberate difference 6 in docs/guarantees.md):
                     # refused, whatever the template would make of it.
                     if got != "InvalidConversation" or not message.startswith("messages is a batch"):
                         problems.append({**where, "problem": f"a batch given to render: {got}"})

@@ -109,7 +109,7 @@ def assert_parity(
     if beyond_limit(messages, *variables.values()):
         raise AssertionError(f"a value nests beyond the limit, but the port gave {got!r}")
     if isinstance(messages, (list, tuple)) and messages and isinstance(messages[0], (list, tuple)):
-        # A batch given to the template layer (deliberate difference 3 in docs/guarantees.md):
+        # A batch given to the template layer (deliberate difference 6 in docs/guarantees.md):
         # refused before rendering, whatever the template would make of it.
         assert (got.exc_type, (got.message or "").startswith("messages is a batch of")) == (
             "InvalidConversation", True), f"a batch given to render: the port gave {got!r}"

@@ -91,7 +91,7 @@ def batch_given(messages: Sequence[Any]) -> InvalidConversation:
     ``apply_chat_template`` reads as the first of a list of conversations.  The template would
     render such a list as if it were one conversation of odd messages (``""`` for the Qwen
     formats: no message has a role), so this is refused before rendering (deliberate difference
-    3 in ``docs/guarantees.md``)."""
+    6 in ``docs/guarantees.md``)."""
     count = len(messages)
     return InvalidConversation(
         f"messages is a batch of {count} conversation{'s' if count != 1 else ''} (messages[0] is "
