@@ -83,8 +83,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
         mine[0].update(hit)
         mine[1].update(total)
     if report:
+        import chatformats
+
         terminalreporter.section("template lines exercised by the oracle")
+        terminalreporter.write_line(
+            "Lines of each reference template that hold code, and how many the oracle ran. "
+            "'unreachable': lines no input reaches, each proven so in the format's spec "
+            "(tests.unreachable, with the reason); 'not run': lines the tests of this run did "
+            "not reach (a partial run; in a full run test_template_lines_exercised fails on any).")
         for name, (hit, total) in report.items():
             missed = sorted(total - hit)
-            terminalreporter.write_line(f"{name}: lines exercised {len(hit)}/{len(total)}"
-                                        + (f" (never: {missed})" if missed else ""))
+            unreachable = dict(chatformats.get_format(name).tests.unreachable)
+            proven = [line for line in missed if line in unreachable]
+            not_run = [line for line in missed if line not in unreachable]
+            terminalreporter.write_line(
+                f"{name}: lines exercised {len(hit)}/{len(total)}"
+                + (f"; unreachable: {proven}" if proven else "")
+                + (f"; not run: {not_run}" if not_run else ""))

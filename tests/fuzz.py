@@ -447,6 +447,12 @@ def deep_battery(name: str, with_oracle: bool) -> list[dict[str, Any]]:
                     continue
                 if got == "NestingTooDeep":
                     problems.append({**where, "problem": f"NestingTooDeep at depth {total}: {message}"})
+                if type(messages) in (list, tuple) and messages and type(messages[0]) in (list, tuple):
+                    # A batch given to render (deliberate difference 6 in docs/guarantees.md):
+                    # refused, whatever the template would make of it.
+                    if got != "InvalidConversation" or not message.startswith("messages is a batch"):
+                        problems.append({**where, "problem": f"a batch given to render: {got}"})
+                    continue
                 if not with_oracle:
                     continue
                 want = oracle.render(name, messages, now=oracle.FIXED_NOW, **variables)

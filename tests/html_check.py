@@ -74,5 +74,49 @@ def check_segments(segments: list[dict[str, Any]], rendering: Any, findings: Any
         offset = end
     expected_ranges = [(s, e) for s, e in rendering.assistant_spans if e > s]
     assert [tuple(ranges[k]) for k in sorted(ranges)] == expected_ranges
-    expected_flagged = {i for f in findings for i in range(f.offset, f.end)}
+    expected_flagged = {i for f in findings if type(getattr(f, "offset", None)) is int
+                        for i in range(f.offset, f.end)}
     assert flagged == expected_flagged
+
+
+def check_labels(segments: list[dict[str, Any]], rendering: Any, visible: str) -> None:
+    """Each input span's path shows where the span begins (``data-label``, drawn as generated
+    content, so printable and not part of the text) and nowhere else; each segment of a
+    message's input is in that message's hue, and the first of each message's runs is marked."""
+    offset = 0
+    starts = {span.start: span for span in rendering.spans}
+    previous_message = None
+    for segment in segments:
+        span = next(s for s in rendering.spans if s.start <= offset < s.end)
+        if segment["cls"] == "src":
+            assert segment["label"] == (span.source if offset == span.start else None), segment
+            message = None
+            if span.source.startswith("messages[") and span.source[9:].split("]")[0].isdigit():
+                message = int(span.source[9:].split("]")[0])
+            assert segment["hue"] == f"h{(message or 0) % 4}", segment
+            if offset == span.start and message is not None:
+                assert segment["first"] == (message != previous_message), segment
+            previous_message = message
+        else:
+            assert segment["label"] is None
+            previous_message = None
+        assert offset in starts or segment["label"] is None
+        offset += len(segment["text"])
+
+
+def check_places(anchors: list[tuple[str, int]], items: list[tuple[str, Any]], findings: Any,
+                 length: int) -> None:
+    """Each finding with a place in the prompt has an anchor there (``finding-N``, N counted from
+    1 in the findings' order) linked from its entry in the list, which the anchor links back to;
+    a finding without one is listed unlinked."""
+    expected = []
+    for number, finding in enumerate(findings, 1):
+        offset = getattr(finding, "offset", None)
+        if type(offset) is int and 0 <= offset <= length:
+            expected.append((f"finding-{number}", offset))
+    assert sorted(anchors, key=lambda a: (a[1], int(a[0].split("-")[1]))) == sorted(
+        expected, key=lambda a: (a[1], int(a[0].split("-")[1])))
+    assert [item for item, _ in items] == [f"finding-{n}-item" for n in range(1, len(findings) + 1)]
+    linked = {item: link for item, link in items}
+    for anchor, _ in anchors:
+        assert linked[f"{anchor}-item"] == f"#{anchor}"

@@ -108,6 +108,12 @@ def assert_parity(
         return expected  # the declared limit: refused before rendering, deterministically
     if beyond_limit(messages, *variables.values()):
         raise AssertionError(f"a value nests beyond the limit, but the port gave {got!r}")
+    if isinstance(messages, (list, tuple)) and messages and isinstance(messages[0], (list, tuple)):
+        # A batch given to the template layer (deliberate difference 6 in docs/guarantees.md):
+        # refused before rendering, whatever the template would make of it.
+        assert (got.exc_type, (got.message or "").startswith("messages is a batch of")) == (
+            "InvalidConversation", True), f"a batch given to render: the port gave {got!r}"
+        return expected
     if expected.ok:
         if not got.ok:
             raise AssertionError(

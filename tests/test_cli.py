@@ -94,8 +94,12 @@ def expected_pipeline(name: str, messages: Any, **kwargs: Any) -> str:
 def test_formats_lists_every_format(capsysbinary):
     status, out, _ = run(capsysbinary, "formats")
     assert status == 0
-    lines = out.decode().splitlines()
+    lines, _, aliases = out.decode().partition("\n\n")
+    lines = lines.splitlines()
     assert [line.split()[0] for line in lines] == chatformats.formats()
+    from chatformats._registry import ALIASES
+
+    assert [line.split()[1] for line in aliases.splitlines()] == list(ALIASES)
     for line in lines:
         fmt = chatformats.get_format(line.split()[0])
         assert line.split(None, 1)[1] == (fmt.description or ", ".join(fmt.model_ids))

@@ -57,20 +57,20 @@ def test_parse_stream_from_stdin(capsysbinary: Any, tmp_path: Any, monkeypatch: 
 def test_parse_error_and_usage(capsysbinary: Any, tmp_path: Any) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("<tool_call>{oops</tool_call>")
-    status, out, err = run(capsysbinary, "parse", NAME, str(bad), "--strict")
+    status, out, err = run(capsysbinary, "parse", NAME, str(bad), "--strict", "--no-prefix")
     assert status == 1 and out == b""
     with pytest.raises(chatformats.ParseError) as exc:
         parse_response(NAME, bad.read_text(), prefix="", strict=True)
     assert err == "chatformats: " + " ".join(str(exc.value).split("\n")) + "\n"
     assert err.count("\n") == 1  # one line
     # The default reading keeps the bad call as content and says so on stderr.
-    status, out, err = run(capsysbinary, "parse", NAME, str(bad))
+    status, out, err = run(capsysbinary, "parse", NAME, str(bad), "--no-prefix")
     assert status == 0 and json.loads(out) == parse_response(NAME, bad.read_text(), prefix="")
     assert json.loads(out)["content"] == "<tool_call>{oops</tool_call>"
     assert err.startswith("chatformats: note: recovered bad-json at offset 11: ")
     status, _, err = run(capsysbinary, "parse", "no-such-format", str(bad))
     assert status == 2 and "unknown format" in err
-    status, _, err = run(capsysbinary, "parse", NAME, str(tmp_path / "missing.txt"))
+    status, _, err = run(capsysbinary, "parse", NAME, str(tmp_path / "missing.txt"), "--no-prefix")
     assert status == 1 and "missing.txt" in err
 
 
@@ -79,30 +79,30 @@ def test_parse_never_prints_a_traceback(capsysbinary: Any, tmp_path: Any, monkey
     c = tmp_path / "c.txt"
     # A lone surrogate in the completion's JSON: written as its escape (strict JSON, UTF-8).
     c.write_text('<tool_call>\n{"name": "f", "arguments": {"a": "\\ud800"}}\n</tool_call>')
-    status, out, err = run(capsysbinary, "parse", NAME, str(c))
+    status, out, err = run(capsysbinary, "parse", NAME, str(c), "--no-prefix")
     assert status == 0 and json.loads(out)["tool_calls"][0]["function"]["arguments"] == {"a": "\ud800"}
     assert b"\\ud800" in out
     # The raw bytes of a surrogate are not UTF-8.
     c.write_bytes(b"\xed\xa0\x80")
-    status, out, err = run(capsysbinary, "parse", NAME, str(c))
+    status, out, err = run(capsysbinary, "parse", NAME, str(c), "--no-prefix")
     assert status == 1 and err.count("\n") == 1 and "not UTF-8" in err
     # NaN in the arguments: strict JSON cannot say it.
     c.write_text('<tool_call>\n{"name": "f", "arguments": {"a": NaN}}\n</tool_call>')
-    status, out, err = run(capsysbinary, "parse", NAME, str(c))
+    status, out, err = run(capsysbinary, "parse", NAME, str(c), "--no-prefix")
     assert status == 1 and out == b"" and "NaN" in err and err.count("\n") == 1
     c.write_text("hi")
     tools = tmp_path / "t.json"
     for text, words in (("[" * 100_000 + "]" * 100_000, "nested too deeply"),
                         ("[" + "9" * 5000 + "]", "invalid JSON")):
         tools.write_text(text)
-        status, out, err = run(capsysbinary, "parse", NAME, str(c), "--tools", str(tools))
+        status, out, err = run(capsysbinary, "parse", NAME, str(c), "--tools", str(tools), "--no-prefix")
         assert status == 1 and words in err and err.count("\n") == 1 and "Traceback" not in err
     # A format without a parser.
     from chatformats import _registry
 
     fmt = _registry._FORMATS["qwen3-instruct-2507"]
     monkeypatch.setitem(_registry._FORMATS, fmt.name, fmt._replace(grammar=""))
-    status, out, err = run(capsysbinary, "parse", "qwen3-instruct-2507", str(c))
+    status, out, err = run(capsysbinary, "parse", "qwen3-instruct-2507", str(c), "--no-prefix")
     assert status == 2 and err == "chatformats: format 'qwen3-instruct-2507' has no parser\n"
 
 
@@ -111,5 +111,5 @@ def test_parse_error_is_bounded(capsysbinary: Any, tmp_path: Any) -> None:
     c = tmp_path / "c.txt"
     c.write_text("<tool_call>{" + "x" * 10_000_000 + "</tool_call>")
     for extra in ((), ("--stream",)):
-        status, out, err = run(capsysbinary, "parse", NAME, str(c), "--strict", *extra)
+        status, out, err = run(capsysbinary, "parse", NAME, str(c), "--strict", *extra, "--no-prefix")
         assert status == 1 and err.count("\n") == 1 and len(err) < 1000

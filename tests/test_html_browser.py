@@ -12,7 +12,8 @@ Asked for and unable to launch the browser, the tests fail (they do not skip).
 - the marked elements, in order, tile the prompt; each carries the path of the span it shows
   (``data-path`` and ``title``), the outlines are the assistant ranges, the flagged characters
   the audit findings (:func:`tests.html_check.check_segments`);
-- focusing an input span shows its path (the page's ``:focus::after`` style).
+- each input span shows its path where it begins, without hovering, on screen and in print
+  (the page's ``[data-label]::before`` style).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ root => Array.from(root.querySelectorAll('.src, .tpl')).map(el => {
     text: el.textContent,
     asst: outline ? Array.from(root.querySelectorAll('.asst')).indexOf(outline) : null,
     hit: el.getAttribute('data-finding'),
+    label: el.getAttribute('data-label'),
+    first: el.classList.contains('first'),
+    hue: Array.from(el.classList).find(c => /^h[0-9]+$/.test(c)) || null,
   };
 })
 """
@@ -86,6 +90,7 @@ def _check(page: Any, rendering: Any, findings: Any) -> None:
         if segment["cls"] == "src":
             assert segment["title"] == segment["path"] and segment["tabindex"] == "0"
     html_check.check_segments(segments, rendering, findings, visible)
+    html_check.check_labels(segments, rendering, visible)
     assert page.evaluate("() => document.scripts.length") == 0
 
 
@@ -97,15 +102,17 @@ def test_tricky_characters(browser_page: Any, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_focus_shows_the_path(browser_page: Any, name: str) -> None:
+def test_each_span_shows_its_path_without_hovering(browser_page: Any, name: str) -> None:
     result = html_check.render(name, html_check.tricky_conversation())
     assert result is not None
     _load(browser_page, html.page(*result))
     first = browser_page.locator("#prompt .src").first
     path = first.get_attribute("data-path")
-    first.focus()
-    shown = first.evaluate("e => getComputedStyle(e, '::after').content")
+    shown = first.evaluate("e => getComputedStyle(e, '::before').content")
     assert path in shown
+    browser_page.emulate_media(media="print")  # printed too
+    assert path in first.evaluate("e => getComputedStyle(e, '::before').content")
+    browser_page.emulate_media(media="screen")
 
 
 @pytest.mark.parametrize("name", FORMATS)

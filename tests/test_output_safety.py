@@ -98,7 +98,7 @@ def inputs(tmp_path_factory: Any) -> dict[str, str]:
 
 #: Each command that writes more than 4 KiB to stdout, by name.
 COMMANDS = {
-    "parse": ["parse", "cogito", "{completion}"],
+    "parse": ["parse", "cogito", "{completion}", "--no-prefix"],
     "render": ["render", "cogito", "{chat}", "--now", NOW],
     "render --jsonl": ["render", "cogito", "--jsonl", "{jsonl}", "--now", NOW],
     "request": ["request", "cogito", "{body}", "--now", NOW],
@@ -145,7 +145,7 @@ def test_the_whole_output_when_there_is_room(tmp_path: Path, inputs: dict[str, s
 def test_a_closed_stdout_is_one_line(inputs: dict[str, str]) -> None:
     for argv in (["render", "cogito", "--jsonl", inputs["jsonl"]],
                  ["render", "cogito", inputs["chat"]],
-                 ["parse", "cogito", inputs["completion"]]):
+                 ["parse", "cogito", inputs["completion"], "--no-prefix"]):
         result = subprocess.run(command(*argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 timeout=TIMEOUT, env=env(), preexec_fn=lambda: os.close(1))
         assert result.returncode == 1, argv
@@ -278,7 +278,7 @@ def _catches_sigterm(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc to see handlers")
-@pytest.mark.parametrize("argv", [["parse", "cogito", "-", "--stream"], ["parse", "cogito", "-"],
+@pytest.mark.parametrize("argv", [["parse", "cogito", "-", "--stream", "--no-prefix"], ["parse", "cogito", "-", "--no-prefix"],
                                   ["audit", "cogito", "-"], ["request", "cogito", "-"],
                                   ["verify", "cogito", "-"]], ids=" ".join)
 def test_sigterm_is_one_line_and_143(argv: list[str]) -> None:

@@ -473,17 +473,27 @@ def _compare(name: str, messages: Any, kwargs: Dict[str, Any], expected: Outcome
         _note(f"chatformats: {type(err).__name__}: {err}")
         if isinstance(err, NestingTooDeep) and beyond_limit(messages, *kwargs.values()):
             return  # the declared limit: refused before rendering, whatever transformers does
+        said_text = str(err)
+        index = getattr(err, "batch_index", None)
+        if index is not None:  # an error inside a batch names its conversation first
+            assert isinstance(messages, (list, tuple)) and 0 <= index < len(messages), index
+            assert said_text.startswith(f"conversations[{index}]: "), said_text
+            said_text = said_text[len(f"conversations[{index}]: "):]
+        elif exc is not None and not _raised_by_pipeline(exc) and isinstance(messages, (list, tuple)) \
+                and messages and isinstance(messages[0], (list, tuple)):
+            raise AssertionError(f"a template failed inside a batch, but the error names no "
+                                 f"conversation: {err}")
         if expected.ok:
             raise AssertionError(f"transformers rendered but chatformats raised {type(err).__name__}: {err}\n"
                                  f"transformers: {expected.text!r}") from err
         assert exc is not None
         if expected.kind == "raise_exception" or isinstance(err, TemplateError):
-            assert (type(err) is TemplateError, str(err)) == (expected.kind == "raise_exception", expected.message)
+            assert (type(err) is TemplateError, said_text) == (expected.kind == "raise_exception", expected.message)
         if type(exc) is RecursionError:
             assert isinstance(err, NestingTooDeep), (type(err), err)
         elif _raised_by_pipeline(exc):  # transformers' pipeline failed: same message, same kind of exception
             # Reworded shape errors carry transformers' own message, compared verbatim.
-            said = getattr(err, "transformers_message", str(err))
+            said = getattr(err, "transformers_message", said_text)
             assert said == expected.message, (said, expected.message)
             if type(exc).__name__ in ("TypeHintParsingException", "DocstringParsingException"):
                 assert isinstance(err, ToolSchemaError)

@@ -90,8 +90,10 @@ def test_messages_must_be_a_list_of_json_like_values():
         chatformats.render("qwen3-tool-agent", [{"role": "user", "content": object()}])
     with pytest.raises(InvalidConversation, match=r"tools\[0\]"):
         chatformats.render("qwen3-tool-agent", [{"role": "user", "content": "x"}], tools=[{1, 2}])
-    with pytest.raises(TypeError):
-        chatformats.render("qwen3-tool-agent", [], now="2024-01-01")
+    with pytest.raises(TypeError):  # an InvalidClock: a ChatFormatError and a TypeError
+        chatformats.render("qwen3-tool-agent", [], now="the first of January")
+    with pytest.raises(chatformats.ChatFormatError, match="ISO 8601"):
+        chatformats.render("qwen3-tool-agent", [], now=20240101)
 
 
 def test_errors_are_value_errors_and_formats_pickle():

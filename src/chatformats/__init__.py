@@ -20,6 +20,7 @@ from .errors import (
     ChatFormatError,
     ConcurrentModification,
     InternalError,
+    InvalidClock,
     InvalidConversation,
     NestingTooDeep,
     ParseError,
@@ -114,6 +115,7 @@ __all__ = [
     "UnknownFormatError",
     "UnknownVariableError",
     "SilentInput",
+    "InvalidClock",
     "ConcurrentModification",
     "InternalError",
     "ParseError",
@@ -214,6 +216,8 @@ def audit_chat_template(name: str | ChatFormat, messages: Any, *, tools: Any = N
     rendered text."""
     from . import _audit
 
+    if _core.is_batch(messages):  # one conversation's findings: a batch is audited one by one
+        raise _core.batch_given(messages)
     kwargs.update(tools=tools, documents=documents, add_generation_prompt=add_generation_prompt,
                   continue_final_message=continue_final_message)
     return _audit.pipeline_layer(name, messages, now, kwargs)[1]

@@ -6,7 +6,8 @@ table, ``chatformats._registry.port``, gives it):
 1. **The call itself**: a variable named ``self`` fails as ``Template.render`` fails.
 2. **The input check** (:func:`check_json_like`): ``messages`` is a list or tuple, and it and
    every variable are JSON-like data nested at most :data:`NESTING_LIMIT` containers deep, else
-   :class:`InvalidConversation` / :class:`NestingTooDeep`, before anything renders.
+   :class:`InvalidConversation` / :class:`NestingTooDeep`, before anything renders; then a batch
+   (``messages[0]`` a list or tuple) is refused (:func:`batch_given`).
 3. **The clock** (:func:`clock`): ``now``, the time behind ``strftime_now``.
 4. **The shadowed globals** and **the safety net** (:func:`call_port`): a caller variable named
    like a global the template calls shadows that global, as in jinja2; every exception a port
@@ -38,8 +39,8 @@ if TYPE_CHECKING:
     #: A port: ``render(messages, variables, now) -> str``.
     PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
-__all__ = ["NESTING_LIMIT", "render", "check_json_like", "check_variables", "clock", "call_port",
-           "not_callable"]
+__all__ = ["NESTING_LIMIT", "render", "batch_given", "is_batch", "in_batch", "check_json_like",
+           "check_variables", "clock", "parse_now", "call_port", "not_callable"]
 
 #: The deepest nesting either layer accepts: a value (``messages``, or one variable) whose
 #: containers (dict, list, tuple) nest deeper than this is refused with :class:`NestingTooDeep`
@@ -72,11 +73,48 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
     for key, value in variables.items():
         if type(value) not in _LEAVES:  # a flag or a token needs no walk
             check_json_like(value, key)
+    if messages and (type(messages[0]) is list or type(messages[0]) is tuple):
+        raise batch_given(messages)
     if now is None:
         now = datetime.now()
     elif not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+        now = parse_now(now)
     return call_port(name, port, calls, messages, variables, now, spans)
+
+
+# ------------------------------------------------------------------ batches
+
+
+def batch_given(messages: Sequence[Any]) -> InvalidConversation:
+    """What a single-conversation API (``render``, ``render_spans``, ``render_ids``, ``audit``)
+    raises for a batch: ``messages[0]`` is a list or tuple, which transformers'
+    ``apply_chat_template`` reads as the first of a list of conversations.  The template would
+    render such a list as if it were one conversation of odd messages (``""`` for the Qwen
+    formats: no message has a role), so this is refused before rendering (deliberate difference
+    6 in ``docs/guarantees.md``)."""
+    count = len(messages)
+    return InvalidConversation(
+        f"messages is a batch of {count} conversation{'s' if count != 1 else ''} (messages[0] is "
+        f"a {type(messages[0]).__name__}, not a message); this API renders one conversation: "
+        "render each one, or call chatformats.apply_chat_template, which renders a batch as a "
+        "list of prompts"
+    )
+
+
+def is_batch(messages: Any) -> bool:
+    """transformers' test for a batch (``apply_chat_template``): a non-empty list or tuple whose
+    first item is a list or tuple, or has ``.messages``."""
+    return (isinstance(messages, (list, tuple)) and len(messages) > 0
+            and (isinstance(messages[0], (list, tuple)) or hasattr(messages[0], "messages")))
+
+
+def in_batch(err: ChatFormatError, index: int, root: str = "conversations") -> ChatFormatError:
+    """``err``, raised for item ``index`` of a batch, with that item named first in its message
+    (``conversations[2]: ...``) and kept as ``err.batch_index``; its class, its other attributes
+    and its traceback are unchanged."""
+    err.args = (f"{root}[{index}]: {err}",)
+    err.batch_index = index  # type: ignore[attr-defined]
+    return err
 
 
 # ------------------------------------------------------------------ strictness
@@ -98,12 +136,38 @@ def check_variables(fmt: Any, variables: Any, known: Any = ()) -> None:
 
 def clock(now: Any) -> datetime:
     """``now``, the time ``strftime_now`` formats: ``datetime.now()`` when not given (as
-    transformers), else a ``datetime`` (anything else is a ``TypeError``: API misuse)."""
+    transformers), else a ``datetime`` or what the CLI's ``--now`` takes (:func:`parse_now`)."""
     if now is None:
         return datetime.now()
     if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, not {type(now).__name__}")
+        return parse_now(now)
     return now
+
+
+def parse_now(value: Any) -> datetime:
+    """The clock ``now=`` names when it is not a ``datetime``: what the CLI's ``--now`` takes, an
+    ISO 8601 date or date-time string (``2026-03-07``, ``2026-03-07T14:05:09``; a trailing ``Z``
+    or an offset is converted to UTC, as a naive time); anything else is an
+    :class:`~chatformats.errors.InvalidClock` (a ``ChatFormatError`` and a ``TypeError``) saying
+    what ``now`` takes."""
+    from datetime import timezone
+
+    from .errors import InvalidClock
+
+    if not isinstance(value, str):
+        raise InvalidClock(f"now must be a datetime or an ISO 8601 date or date-time string "
+                           f"(2026-03-07, 2026-03-07T14:05:09Z), not {type(value).__name__}")
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidClock(f"now: expected a datetime or an ISO 8601 date or date-time "
+                           f"(2026-03-07 or 2026-03-07T14:05:09), got {value[:80]!r}") from None
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    return parsed
 
 
 # ------------------------------------------------------------------ the input check

@@ -59,9 +59,90 @@ def detect(template_text: str) -> ChatFormat:
             return fmt
     raise UnknownFormatError(
         f"no chatformats port reproduces this chat template (sha256 {digest}, "
-        f"{len(template_text)} characters); ported templates: "
+        f"{len(template_text)} characters); {nearest(template_text)}; ported templates: "
         + ", ".join(f"{f.name} {f.template_sha256[:12]}" for f in _FORMATS.values())
     )
+
+
+#: Copies of a template that differ from it only in how a file was saved, each with what it
+#: says of the copy: ``(undo, why)``; ``undo`` maps the copy's text to a candidate original.
+_SAVED_AS: tuple[tuple[Any, str], ...] = (
+    (lambda t: t.replace("\r\n", "\n"), "its line endings are CRLF (a Windows editor or a "
+     "git checkout with autocrlf wrote them); the pinned text has LF"),
+    (lambda t: t[:-1] if t.endswith("\n") else None, "it ends with a newline the pinned text "
+     "does not have (an editor added it)"),
+    (lambda t: t + "\n", "it lacks the pinned text's final newline"),
+    (lambda t: t.replace("\r\n", "\n")[:-1] if t.endswith("\n") else None,
+     "its line endings are CRLF and it ends with a newline the pinned text does not have"),
+    (lambda t: t.replace("\r\n", "\n") + "\n", "its line endings are CRLF and it lacks the "
+     "pinned text's final newline"),
+    (lambda t: t.replace("\r\n", "\n").replace("\n", "\r\n"), "its line endings are LF; "
+     "the pinned text has CRLF (a git checkout or an editor converted them)"),
+    (lambda t: t[1:] if t.startswith("\ufeff") else None, "it starts with a byte-order mark"),
+    (lambda t: t.strip(), "it differs only in whitespace at its start or end"),
+)
+
+
+def nearest(template_text: str) -> str:
+    """What :func:`detect` says of a template no port reproduces: the ported template it is a
+    copy of, and how the copy differs (CRLF line endings, a final newline, a byte-order mark:
+    how a file was saved), or else the nearest ported template by lines in common, where the
+    texts first differ, and the revisions of that template chatformats ports (a model may ship
+    another revision).  Used on failure only (it compares with every ported template)."""
+    from ._registry import table
+
+    formats = table()
+    by_digest = {fmt.template_sha256: fmt for fmt in formats.values()}
+    for undo, why in _SAVED_AS:
+        candidate = undo(template_text)
+        if candidate is not None and candidate != template_text:
+            fmt = by_digest.get(fingerprint(candidate))
+            if fmt is not None:
+                return (f"it is {fmt.name}'s template saved differently: {why}; restore the "
+                        f"exact text (reference_templates/{fmt.template_file}) to use {fmt.name}")
+    import re
+    from collections import Counter
+
+    # Compared piece by piece: a piece is a line, or a line's text from one Jinja tag to the next
+    # (some templates are a single line of tags).
+    def pieces(text: str) -> list[str]:
+        return re.split(r"\r?\n|(?=\{[%{#])", text)
+
+    text = template_text
+    counted = Counter(pieces(text))
+    total = sum(counted.values())
+    best: tuple[float, Any, str] = (0.0, None, "")
+    for fmt in formats.values():
+        theirs = fmt.template_source()
+        other = Counter(pieces(theirs))
+        score = 2 * sum((counted & other).values()) / (total + sum(other.values()))
+        if score > best[0]:
+            best = (score, fmt, theirs)
+    score, fmt, theirs = best
+    if fmt is None or score < 0.5:
+        return "no ported template is near it (fewer than half its pieces in common with any)"
+    at = next((i for i, (a, b) in enumerate(zip(text, theirs)) if a != b), min(len(text), len(theirs)))
+    line = text.count("\n", 0, at)
+    column = at - (text.rfind("\n", 0, at) + 1)
+    family = sorted({f.name for f in formats.values()
+                     if fmt.name in (f.name, f.revision_of, f.variant_of)
+                     or (fmt.revision_of and fmt.revision_of in (f.name, f.revision_of))})
+    revisions = (f"; chatformats ports these revisions of it: {', '.join(family)}"
+                 if len(family) > 1 else "")
+    return (f"the nearest ported template is {fmt.name} ({score:.0%} of its lines and tags in "
+            f"common), which differs first at line {line + 1}, column {column + 1} "
+            f"({_excerpt(text, at)} here, {_excerpt(theirs, at)} there): probably another "
+            f"revision of that template, which no port reproduces{revisions}")
+
+
+def _excerpt(text: str, at: int) -> str:
+    """Up to 40 characters of ``text`` from a little before offset ``at`` (on its line), quoted."""
+    if at >= len(text):
+        return "the end of the template"
+    start = max(at - 10, text.rfind("\n", 0, at) + 1)
+    part = text[start:start + 40].split("\n", 1)[0]
+    return ("..." if start and text[start - 1] != "\n" else "") + repr(part) + (
+        "..." if start + len(part) < len(text) and text[start + len(part)] != "\n" else "")
 
 
 def _read_bytes(path: str) -> bytes:
@@ -138,13 +219,35 @@ def _token_text(value: Any) -> Any:
     return value
 
 
+def _model_id_hint(name: str) -> str:
+    """For a path that is no folder but reads as a Hugging Face model id (``owner/name``): that
+    ``from_pretrained`` reads local folders only, and what :func:`chatformats.get_format` finds
+    for the id."""
+    import os
+
+    parts = name.split("/")
+    if len(parts) != 2 or not all(parts) or name.startswith(".") or os.sep != "/" and os.sep in name:
+        return ""
+    from ._registry import get_format
+
+    hint = ("; it reads like a Hugging Face model id: from_pretrained reads a local model folder "
+            f"and never downloads, and chatformats.get_format({name!r}) finds a format by model id")
+    try:
+        fmt = get_format(name)
+    except UnknownFormatError:
+        return hint + (" (no ported format serves that id: download the model's tokenizer files, "
+                       "then pass their folder here)")
+    return hint + f" ({fmt.name} serves it)"
+
+
 def from_pretrained(path: str | os.PathLike[str]) -> ChatFormat:
     """The format of the model in local folder ``path``, bound to its special tokens."""
     import os
 
     folder = os.fspath(path)
     if not os.path.isdir(folder):
-        raise UnknownFormatError(f"{folder}: not a model folder (no such directory)")
+        raise UnknownFormatError(f"{folder}: not a model folder (no such directory)"
+                                 + _model_id_hint(folder))
     config: dict[str, Any] = {}
     config_path = os.path.join(folder, "tokenizer_config.json")
     if os.path.isfile(config_path):

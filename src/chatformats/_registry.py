@@ -156,10 +156,24 @@ def table() -> dict[str, ChatFormat]:
 ALIASES: dict[str, tuple[str, str]] = {
     "llama-3.2-vision": (
         "llama-3.2-vision-2024-09",
-        "Meta's Llama 3.2 Vision template; the September 2024 revision is the one pinned (the "
-        "source-document variant that had this name is llama-3.2-vision-variant)",
+        "the family's release template: Meta's September 2024 text, which both sizes shipped and "
+        "the 90B still ships; the 11B model now ships llama-3.2-vision-2024-12 (a system message "
+        "alongside images), which its id meta-llama/Llama-3.2-11B-Vision-Instruct finds. The "
+        "family name keeps this meaning: name a dated revision, or the model id, to get another "
+        "(the source-document variant that once had this name is llama-3.2-vision-variant)",
     ),
 }
+
+
+def alias_of(name: Any) -> tuple[str, str] | None:
+    """``(current name, what the alias means)`` when ``name`` is an alias (any case), else
+    ``None``."""
+    if not isinstance(name, str):
+        return None
+    for alias, meaning in ALIASES.items():
+        if alias.casefold() == name.casefold():
+            return meaning
+    return None
 
 
 def formats() -> list[str]:
@@ -259,6 +273,9 @@ def silent_findings(name: Any, port_function: Any, calls: frozenset[str], messag
 def get_format(name: str | ChatFormat) -> ChatFormat:
     """The :class:`ChatFormat` registered under ``name``, or serving ``name`` as a model id.
 
+    An alias (:data:`ALIASES`) gives the format it names: ``llama-3.2-vision`` is the Llama 3.2
+    Vision family's release template, ``llama-3.2-vision-2024-09`` (the 11B model's id gives the
+    revision it ships now, ``llama-3.2-vision-2024-12``).
     Format names and model ids match case-insensitively (``Qwen3-Tool-Agent``,
     ``qwen/QWEN3-4B-Instruct-2507``); a :class:`ChatFormat` (a bound one from
     :func:`chatformats.from_pretrained`) is returned as is.  Anything else is an

@@ -34,6 +34,7 @@ transformers' pipeline ``TypeError``          :class:`PipelineTypeError`, messag
 - :class:`UnknownVariableError`: with ``strict=True``, a variable the template never reads.
 - :class:`SilentInput`: with ``strict=True``, input the template drops or prints as Python
   syntax (the audit's ``dropped`` and ``repr`` findings).
+- :class:`InvalidClock`: ``now=`` that is neither a ``datetime`` nor an ISO 8601 string.
 - :class:`ConcurrentModification`: the input was changed (by another thread) while it was
   being rendered.
 - :class:`InternalError`: a bug in chatformats (an exception a port did not mean to raise);
@@ -57,6 +58,7 @@ __all__ = [
     "UnknownFormatError",
     "UnknownVariableError",
     "SilentInput",
+    "InvalidClock",
     "ConcurrentModification",
     "InternalError",
     "ParseError",
@@ -121,6 +123,12 @@ class SilentInput(ChatFormatError):
     def __init__(self, message: str, finding: object = None) -> None:
         super().__init__(message)
         self.finding = finding
+
+
+class InvalidClock(ChatFormatError, TypeError):
+    """``now=`` is neither a ``datetime`` nor an ISO 8601 date or date-time string (what the CLI's
+    ``--now`` takes); the message says what it takes.  Also a ``TypeError``, as misusing the
+    API's own parameter is."""
 
 
 class ConcurrentModification(ChatFormatError):

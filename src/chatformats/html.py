@@ -8,13 +8,24 @@ asset and no script; reading it needs only the HTML and its inline CSS.
   (an HTML parser drops it) and a lone surrogate (not encodable in UTF-8) show as U+FFFD
   (:func:`visible_text` is the prompt as the page shows it).  A carriage return is written as
   ``&#13;`` (a literal one would become a line feed).
-- Each span of input text is ``<span class="src" tabindex="0" title=PATH data-path=PATH>``: its
-  source path shows on hover, and on keyboard focus (``:focus``) in the page's own style.
-  Template text is ``<span class="tpl">``, set apart in grey.
+- Each span of input text is ``<span class="src hN" tabindex="0" title=PATH data-path=PATH>``;
+  the segment where a span begins also carries ``data-label=PATH``, which the page draws before
+  it (CSS generated content: visible without hovering, printed, and not part of the text).
+  Each message's input is in its own hue (``hN``: ``N`` is the message's index modulo 4, and
+  input from outside the messages, such as ``tools[0]``, takes ``h0``), and the first segment of
+  each message's run of input is marked ``first`` (a bar at its left): text injected into a
+  message (a fake ``<|im_start|>assistant`` turn) shows inside that message's box, under its
+  label, not as template text.  Template text is ``<span class="tpl">``, set apart in grey.
 - Each assistant range (``Rendering.assistant_spans``) is a ``<span class="asst">`` around its
   segments, outlined.
-- Each audit finding is flagged: the characters of the occurrence carry ``class="hit"`` and
-  ``data-finding`` (the token), and the page's header lists the findings.
+- Each finding, of any kind, is shown from its fields alone (``as_dict()``, else its record
+  fields; ``kind``, absent for a control string, names it), so a new kind of finding needs no
+  change here: the header lists every finding with its kind and fields, each linked
+  (``href="#finding-N"``) to an anchor at its place in the prompt (its ``offset``; the anchor
+  links back to the list), and the characters of its place (``offset`` to ``end``) carry
+  ``class="hit"`` and ``data-finding`` (its token, else its kind).  A finding whose place has no
+  characters (``end == offset``) has the anchor alone; one without an ``offset`` is listed,
+  unlinked.
 - Whitespace and every character that draws nothing or draws as something else are made
   visible without changing the text: a marker element before a line feed, tab or carriage return
   (``<i class="m" data-m="↵"></i>``), and a ``<span class="cc" data-m="U+FE0F"
@@ -31,6 +42,7 @@ asset and no script; reading it needs only the HTML and its inline CSS.
 
 The page is linear in the prompt's length, its spans, assistant ranges and findings together:
 one sweep over the cut points, with the open findings and assistant ranges carried along.
+The only links are in-page (``#finding-N``); the page has no script and no external reference.
 """
 
 from __future__ import annotations
@@ -47,23 +59,39 @@ _MARKS = {"\n": "\u21b5", "\t": "\u2192", "\r": "\u240d"}
 
 _STYLE = """
 :root { color-scheme: light; }
+* { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em; color: #111; }
 h1 { font-size: 1.2em; margin: 0 0 .3em; }
 .summary { margin: 0 0 1em; color: #333; }
 .summary code { background: #f3f3f3; padding: 0 .25em; }
-.legend span { margin-right: 1em; }
-pre.prompt { white-space: pre-wrap; word-break: break-all; font: 13px/1.5 ui-monospace,
+.legend span, .legend a { margin-right: 1em; }
+ol.findings .kind { font-weight: 600; }
+pre.prompt { white-space: pre-wrap; word-break: break-all; font: 13px/1.9 ui-monospace,
   SFMono-Regular, Menlo, Consolas, monospace; border: 1px solid #ccc; padding: 1em;
   background: #fff; }
 .tpl, .src, .cc { unicode-bidi: isolate; }
 .tpl { color: #777; background: #f4f4f4; }
-.src { color: #000; background: #e8f1ff; border-bottom: 1px solid #9bbcf0; }
-.src:hover, .src:focus { background: #cfe0ff; outline: 1px solid #3a78d8; }
-.src:focus::after { content: " \\2190  " attr(data-path); font: 11px system-ui, sans-serif;
-  color: #fff; background: #3a78d8; padding: 0 .3em; border-radius: 2px; }
+.src { color: #000; border-bottom: 1px solid; -webkit-box-decoration-break: clone;
+  box-decoration-break: clone; }
+.src.h0 { background: #e8f1ff; border-color: #3a78d8; }
+.src.h1 { background: #fff1dc; border-color: #c77700; }
+.src.h2 { background: #e6f6ea; border-color: #2e8b47; }
+.src.h3 { background: #f6e8fb; border-color: #8e44ad; }
+.src.first { border-left: 3px solid; padding-left: 2px; }
+.src[data-label]::before { content: attr(data-label) " \\25B8  "; font: 10px system-ui,
+  sans-serif; color: #fff; background: #555; padding: 0 .3em; margin-right: .2em;
+  border-radius: 2px; vertical-align: super; }
+.src.h0[data-label]::before { background: #3a78d8; }
+.src.h1[data-label]::before { background: #b36b00; }
+.src.h2[data-label]::before { background: #2e7d42; }
+.src.h3[data-label]::before { background: #7d3c98; }
+.src:hover, .src:focus { outline: 1px solid #333; }
 .asst { outline: 2px solid #2e9d57; outline-offset: 1px; border-radius: 2px; }
-.hit { background: #ffd6d6; color: #900; text-decoration: underline wavy #d00; }
-.hit.src::before { content: "\\26a0"; color: #d00; }
+.hit { background: #ffd6d6 !important; color: #900; text-decoration: underline wavy #d00; }
+a.anchor { text-decoration: none; }
+a.anchor::before { content: "\\2691" attr(data-n); font: 10px system-ui, sans-serif;
+  color: #fff; background: #d00; padding: 0 .25em; border-radius: 2px; vertical-align: super; }
+:target { outline: 3px solid #d00; }
 i.m { font-style: normal; }
 i.m::before { content: attr(data-m); color: #bbb; }
 .cc::before { content: "\\2039" attr(data-m) "\\203a"; color: #b35c00; font-size: 10px; }
@@ -193,21 +221,88 @@ def _attr(value: str) -> str:
     return _html.escape(visible_text(value), quote=True).replace("\r", "&#13;")
 
 
+#: The first segment of each input span is labelled with its path, in one of these hues by the
+#: message it belongs to (``messages[i]``: hue ``i % len``; other inputs, such as ``tools[0]``,
+#: the first), so consecutive messages differ and text injected into one shows inside it.
+_HUES = 4
+
+
+def _message_of(source: str) -> int | None:
+    """``i`` for a source path under ``messages[i]``, else ``None``."""
+    if not source.startswith("messages["):
+        return None
+    close = source.find("]", 9)
+    digits = source[9:close] if close > 9 else ""
+    return int(digits) if digits.isdigit() else None
+
+
+def _fields(finding: Any) -> dict[str, Any]:
+    """A finding's fields, whatever its kind: ``as_dict()`` where it has one (every
+    :class:`chatformats.Finding`), else its record fields."""
+    as_dict = getattr(finding, "as_dict", None)
+    if callable(as_dict):
+        return dict(as_dict())
+    names: Any = getattr(finding, "_fields", None) or getattr(type(finding), "__slots__", ())
+    return {name: getattr(finding, name) for name in names}
+
+
+def _kind(finding: Any) -> str:
+    """A finding's kind (its ``kind`` field; a finding without one is a control string)."""
+    kind = getattr(finding, "kind", None)
+    return kind if isinstance(kind, str) and kind else "control"
+
+
+def _place(finding: Any, length: int) -> tuple[int, int] | None:
+    """The characters of the prompt a finding is about, ``(offset, end)`` (``end == offset`` for
+    a place with no characters, such as where dropped input would have gone), or ``None`` for a
+    finding with no place in the prompt."""
+    offset = getattr(finding, "offset", None)
+    if type(offset) is not int or not 0 <= offset <= length:
+        return None
+    end = getattr(finding, "end", offset)
+    if type(end) is not int or not offset <= end <= length:
+        end = offset
+    return offset, end
+
+
+def _value_html(value: Any) -> str:
+    if isinstance(value, str):
+        return f"<code>{_attr(value)}</code>"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value_html(item) for item in value) + "]"
+    return _attr(str(value))
+
+
+def _finding_item(number: int, finding: Any, place: tuple[int, int] | None) -> str:
+    """One finding in the list above the prompt: its kind and every field, linked to its place
+    in the prompt (and the place links back here)."""
+    fields = "; ".join(f"{_attr(name)} {_value_html(value)}"
+                       for name, value in _fields(finding).items())
+    kind = f'<span class="kind">{_attr(_kind(finding))}</span>'
+    if place is None:
+        return (f'<li id="finding-{number}-item">{kind} {fields} '
+                "<em>(no place in the prompt)</em></li>")
+    return (f'<li id="finding-{number}-item"><a href="#finding-{number}">{kind} at prompt '
+            f"offset {place[0]}</a>: {fields}</li>")
+
+
 def page(rendering: Any, findings: Iterable[Any] = (), *, title: str = "chatformats",
          layer: str = "template") -> str:
     """The page for ``rendering`` (a :class:`chatformats.Rendering`) and its audit
-    ``findings`` (see the module docstring)."""
+    ``findings`` (see the module docstring; a finding of any kind is shown from its fields)."""
     text = rendering.text
     spans = rendering.spans
     findings = tuple(findings)
+    places = [_place(finding, len(text)) for finding in findings]
+    marked = [k for k, place in enumerate(places) if place is not None]
     assistant = [(s, e) for s, e in rendering.assistant_spans if e > s]
     cuts = {0, len(text)}
     for span in spans:
         cuts.update((span.start, span.end))
     for start, end in assistant:
         cuts.update((start, end))
-    for finding in findings:
-        cuts.update((finding.offset, finding.end))
+    for k in marked:
+        cuts.update(places[k])  # type: ignore[arg-type]
     bounds = sorted(c for c in cuts if 0 <= c <= len(text))
     span_starts = [span.start for span in spans]
     # The assistant range to open at each offset (the first one that starts there), and the
@@ -215,8 +310,9 @@ def page(rendering: Any, findings: Iterable[Any] = (), *, title: str = "chatform
     opens: dict[int, int] = {}
     for start, end in assistant:
         opens.setdefault(start, end)
-    by_offset = sorted(range(len(findings)), key=lambda k: (findings[k].offset, k))
+    by_offset = sorted(marked, key=lambda k: (places[k][0], k))  # type: ignore[index]
     entering = 0
+    anchored = 0  # the findings whose anchor is written (by_offset order)
     active: list[int] = []  # the findings over the current segment, in the findings' order
 
     body: list[str] = []
@@ -228,40 +324,61 @@ def page(rendering: Any, findings: Iterable[Any] = (), *, title: str = "chatform
             end = opens[a]
             body.append(f'<span class="asst" title="assistant range {a}-{end}">')
             open_until = end
-        source = spans[bisect_right(span_starts, a) - 1].source if spans else None
+        while anchored < len(by_offset) and places[by_offset[anchored]][0] <= a:  # type: ignore[index]
+            number = by_offset[anchored] + 1
+            body.append(f'<a class="anchor" id="finding-{number}" href="#finding-{number}-item" '
+                        f'data-n="{number}" title="finding {number}"></a>')
+            anchored += 1
+        index = bisect_right(span_starts, a) - 1
+        span = spans[index] if spans else None
+        source = span.source if span is not None else None
         added = False
-        while entering < len(by_offset) and findings[by_offset[entering]].offset <= a:
+        while entering < len(by_offset) and places[by_offset[entering]][0] <= a:  # type: ignore[index]
             active.append(by_offset[entering])
             entering += 1
             added = True
         if active:
-            kept = [k for k in active if b <= findings[k].end]
+            kept = [k for k in active if b <= places[k][1]]  # type: ignore[index]
             if added:
                 kept.sort()
             active = kept
         classes = "src" if source is not None else "tpl"
         attrs = ""
         if source is not None:
+            message = _message_of(source)
+            classes += f" h{(message or 0) % _HUES}"
             attrs = f' tabindex="0" title="{_attr(source)}" data-path="{_attr(source)}"'
+            if span is not None and a == span.start:  # the path, shown where the span begins
+                attrs += f' data-label="{_attr(source)}"'
+                if message is not None and (index == 0 or spans[index - 1].source is None
+                                            or _message_of(spans[index - 1].source) != message):
+                    classes += " first"
         if active:
             classes += " hit"
-            tokens = dict.fromkeys(findings[k].token for k in active)
-            attrs += f' data-finding="{_attr(" ".join(tokens))}"'
+            described = dict.fromkeys(getattr(findings[k], "token", None) or _kind(findings[k])
+                                      for k in active)
+            attrs += f' data-finding="{_attr(" ".join(described))}"'
         body.append(f'<span class="{classes}"{attrs}>{_text(text[a:b])}</span>')
         if open_until == b:
             body.append("</span>")
             open_until = -1
     if open_until >= 0:
         body.append("</span>")
+    while anchored < len(by_offset):  # places at the very end of the prompt
+        number = by_offset[anchored] + 1
+        body.append(f'<a class="anchor" id="finding-{number}" href="#finding-{number}-item" '
+                    f'data-n="{number}" title="finding {number}"></a>')
+        anchored += 1
 
     sourced = sum(1 for span in spans if span.source is not None)
-    listed = "".join(
-        f"<li><code>{_attr(f.token)}</code> in <code>{_attr(f.path)}</code> at offset "
-        f"{f.input_offset}{' of its rendered text' if f.form != 'value' else ''} "
-        f"(prompt offset {f.offset})</li>" for f in findings)
-    findings_html = (f"<p><strong>{len(findings)} control string"
-                     f"{'s' if len(findings) != 1 else ''} in input text:</strong></p><ul>"
-                     f"{listed}</ul>" if findings else "<p>No control string in input text.</p>")
+    kinds: dict[str, int] = {}
+    for finding in findings:
+        kinds[_kind(finding)] = kinds.get(_kind(finding), 0) + 1
+    listed = "".join(_finding_item(k + 1, finding, places[k]) for k, finding in enumerate(findings))
+    counts = ", ".join(f"{count} {_attr(kind)}" for kind, count in kinds.items())
+    findings_html = (f"<p><strong>{len(findings)} finding{'s' if len(findings) != 1 else ''} "
+                     f"({counts}):</strong></p><ol class=\"findings\">{listed}</ol>"
+                     if findings else "<p>No finding.</p>")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{_attr(title)}</title><style>{_STYLE}</style></head><body>"
@@ -270,9 +387,11 @@ def page(rendering: Any, findings: Iterable[Any] = (), *, title: str = "chatform
         f"({sourced} from the input); {len(assistant)} assistant "
         f"range{'s' if len(assistant) != 1 else ''}.</p>"
         "<p class=\"legend\"><span class=\"tpl\">template text</span>"
-        "<span class=\"src\">input text (its path on hover or focus)</span>"
+        "<span class=\"src h0\" data-label=\"messages[0].content\">input text, labelled with "
+        "its path, each message in its own colour</span>"
         "<span class=\"asst\">assistant range</span>"
-        "<span class=\"hit\">control string in input text</span></p>"
+        "<span class=\"hit\">finding in input text</span>"
+        "<a class=\"anchor\" data-n=\"1\"></a> a finding's place (links to the list)</p>"
         f"{findings_html}</div>"
         f"<pre id=\"prompt\" class=\"prompt\" dir=\"ltr\">{''.join(body)}</pre>"
         "</body></html>\n"

@@ -57,7 +57,8 @@ if TYPE_CHECKING:
     from ._registry import ChatFormat
     from ._spans import Rendering
 
-__all__ = ["apply_chat_template", "apply_chat_template_spans", "PipelineTypeError", "ToolSchemaError", "TRANSFORMERS_VERSION"]
+__all__ = ["apply_chat_template", "apply_chat_template_spans", "PipelineTypeError", "ToolSchemaError", "TRANSFORMERS_VERSION",
+           "TRUTH_ONLY", "Truth"]
 
 #: The transformers release whose ``apply_chat_template`` this module mirrors.
 TRANSFORMERS_VERSION = "5.24.0"
@@ -348,6 +349,58 @@ def _tool_schemas(tools: Any) -> list[Any]:
     return schemas
 
 
+# ------------------------------------------------------------------ flags passed as given
+
+
+#: The variables transformers passes to the template without rebuilding them, which every
+#: ported template reads only for their truth (``{% if add_generation_prompt %}``, ``x and
+#: ...``, ``not x``) and definedness (``x is defined``): ``tests/test_flags.py`` proves it of
+#: each reference template's syntax tree, so a template that printed such a value, serialised
+#: it or tested it with ``is true`` / ``is false`` would fail that test, not render differently.
+TRUTH_ONLY = ("add_generation_prompt",)
+
+
+class Truth:
+    """A value the template only tests for truth, as the template sees it: defined, and true or
+    false as Python's ``bool(value)`` says (jinja2's ``if`` is Python's truth), computed where
+    the port tests it, as jinja2 computes it where the template does.  A value whose truth
+    cannot be told (a numpy array of two elements) fails there as jinja2 fails: its
+    ``TypeError`` or ``ValueError`` is a :class:`~chatformats.TemplateTypeError` with the
+    same message.  (A numpy bool is not ``True``: ``x is true`` is false for it in jinja2, and
+    ``tojson`` fails on it; no ported template reads such a value so, see :data:`TRUTH_ONLY`.)"""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        try:
+            return bool(self.value)
+        except (TypeError, ValueError) as exc:
+            from .errors import TemplateTypeError
+
+            raise TemplateTypeError(str(exc)) from exc
+
+    def __repr__(self) -> str:
+        return f"Truth({self.value!r})"
+
+
+def _generation_flag(value: Any) -> Any:
+    """``add_generation_prompt`` as the ports receive it: JSON-like data unchanged (checked as
+    every variable is: a value nested beyond the limit is :class:`NestingTooDeep`), any other
+    value as its :class:`Truth`."""
+    if type(value) in _EXACT_SCALARS:
+        return value
+    try:
+        _core.check_json_like(value, "add_generation_prompt")
+    except NestingTooDeep:
+        raise
+    except InvalidConversation:  # a numpy bool, a numpy array, any object: its truth
+        return Truth(value)
+    return value
+
+
 # ------------------------------------------------------------------ the entry point
 
 
@@ -549,7 +602,13 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
         if isinstance(messages, (list, tuple)) and (
             isinstance(messages[0], (list, tuple)) or hasattr(messages[0], "messages")
         ):
-            conversations = [_conversation(conversation) for conversation in messages]
+            conversations = []
+            for index, conversation in enumerate(messages):
+                try:
+                    conversations.append(_conversation(conversation))
+                except ChatFormatError as exc:  # named by its place in the batch
+                    _core.in_batch(exc, index)
+                    raise
             is_batched = True
         else:
             conversations = [_conversation(messages)]
@@ -602,46 +661,62 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
         if is_mutation(exc):
             raise concurrent("the input") from exc
         raise InvalidConversation(str(exc)) from exc
-    # Passed to the template as given (transformers does not rebuild it).
-    _core.check_json_like(add_generation_prompt, "add_generation_prompt")
-    variables["add_generation_prompt"] = add_generation_prompt
+    # Passed to the template as given (transformers does not rebuild it): JSON-like data as it
+    # is, any other value (a numpy bool, what ``x > 0`` gives on a numpy value) as its truth.
+    variables["add_generation_prompt"] = _generation_flag(add_generation_prompt)
 
     rendered: list[Any] = []
     if continue_final_message:
         continue_final_message = (
             continue_final_message if isinstance(continue_final_message, str) else "content"
         )
-    for number, chat in enumerate(conversations):
-        final_message: Any = None
-        if continue_final_message:
-            final_message = _final_message(fmt, chat, continue_final_message)
-        if "messages" in variables:  # render(messages=chat, **kwargs) in transformers
-            raise PipelineTypeError(
-                "jinja2.environment.Template.render() got multiple values for keyword argument "
-                "'messages'"
-            )
-        if spans or strict or silent is not None:
-            recorder = Recorder()
-            rendering = build(_core.call_port(name, port, calls, chat, variables, now, recorder),
-                              recorder)
-            if continue_final_message:
-                rendering = rendering.cut(len(_cut_at_tag(rendering.text, final_message)))
-            if strict or silent is not None:
-                found = _silent_findings(name, fmt, port, calls, chat, variables, now,
-                                         continue_final_message, final_message, rendering)
-                if silent is not None:
-                    silent.append(found)
-                if strict:
-                    from ._silent import check
-
-                    check(found, fmt.name, f"conversation {number}: " if is_batched else "")
-            rendered.append(rendering if spans else rendering.text)
-            continue
-        text = _core.call_port(name, port, calls, chat, variables, now)
-        if continue_final_message:
-            text = _cut_at_tag(text, final_message)
-        rendered.append(text)
+    for index, chat in enumerate(conversations):
+        try:
+            rendered.append(_render_one(name, fmt, port, calls, chat, variables, now, spans,
+                                        continue_final_message, strict, silent))
+        except ChatFormatError as exc:
+            if is_batched:  # named by its place in the batch
+                _core.in_batch(exc, index)
+            raise
     return rendered if is_batched else rendered[0]
+
+
+def _render_one(name: Any, fmt: Any, port: Any, calls: Any, chat: list[Any],
+                variables: dict[str, Any], now: datetime, spans: bool,
+                continue_final_message: Any, strict: bool = False,
+                silent: list[Any] | None = None) -> Any:
+    """One conversation of :func:`_apply`, converted: ``continue_final_message``'s tagging, the
+    render through the render core (with a recorder when ``spans``, ``strict`` or ``silent``),
+    the cut at the tag; with ``strict``, the input it dropped or printed as Python syntax
+    refused, and with ``silent``, those findings appended (a list per conversation)."""
+    final_message: Any = None
+    if continue_final_message:
+        final_message = _final_message(fmt, chat, continue_final_message)
+    if "messages" in variables:  # render(messages=chat, **kwargs) in transformers
+        raise PipelineTypeError(
+            "jinja2.environment.Template.render() got multiple values for keyword argument "
+            "'messages'"
+        )
+    if spans or strict or silent is not None:
+        recorder = Recorder()
+        rendering = build(_core.call_port(name, port, calls, chat, variables, now, recorder),
+                          recorder)
+        if continue_final_message:
+            rendering = rendering.cut(len(_cut_at_tag(rendering.text, final_message)))
+        if strict or silent is not None:
+            found = _silent_findings(name, fmt, port, calls, chat, variables, now,
+                                     continue_final_message, final_message, rendering)
+            if silent is not None:
+                silent.append(found)
+            if strict:
+                from ._silent import check
+
+                check(found, fmt.name)
+        return rendering if spans else rendering.text
+    text = _core.call_port(name, port, calls, chat, variables, now)
+    if continue_final_message:
+        text = _cut_at_tag(text, final_message)
+    return text
 
 
 def _final_message(fmt: Any, chat: Any, continue_final_message: str) -> Any:

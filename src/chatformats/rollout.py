@@ -299,14 +299,15 @@ def start(name: Any, messages: Any, *, tokenizer: Any = None, tools: Any = None,
     """The first prompt of a rollout: ``apply_chat_template(name, messages, tools=tools,
     add_generation_prompt=True, now=now, **variables)``, encoded with ``tokenizer`` when given.
     ``now`` is fixed here for the whole rollout (default: the current time)."""
+    from . import _core
     from .pipeline import apply_chat_template
 
+    if _core.is_batch(messages):  # a rollout grows one conversation
+        raise _core.batch_given(messages)
     if now is None:
         now = datetime.now()
     variables = dict(variables, tools=tools, now=now)
     text = apply_chat_template(name, list(messages), add_generation_prompt=True, **variables)
-    if not isinstance(text, str):
-        raise TypeError("start takes one conversation, not a batch")
     enc = _encoder(tokenizer)
     ids = enc.ids(text) if enc is not None else None
     return Turn(text, ids, tuple(messages), variables, text, None,

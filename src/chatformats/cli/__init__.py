@@ -8,7 +8,7 @@
     chatformats render FORMAT --parquet IN [-o OUT]  a Parquet file into Parquet
     chatformats verify FORMAT FILE|--jsonl IN    render with the port and with the reference
                                                  template, and show any difference
-    chatformats parse FORMAT FILE|- [--prefix FILE] [--stream]
+    chatformats parse FORMAT FILE|- (--prefix FILE | --no-prefix) [--stream]
                                                  read a completion back into a message
     chatformats request FORMAT FILE              the prompt a vLLM server builds for an OpenAI
                                                  chat-completions request body
@@ -20,7 +20,8 @@ An input is a list of messages; an OpenAI chat-completions request body (``messa
 Exit status: 0 success; 1 an input or a render failed (for ``--jsonl``: at least one line
 failed, every other line is still written), or the run could not finish (an input or the
 output cannot be read or written, a worker process died); 2 usage error (bad arguments,
-unknown format); 3 ``verify`` found a difference; 4 ``verify`` cannot run (jinja2, or
+unknown format, ``parse`` without ``--prefix`` or ``--no-prefix``); 3 ``verify`` found a
+difference, ``audit`` found a control string in input text (and no row failed); 4 ``verify`` cannot run (jinja2, or
 transformers for the pipeline layer, is not installed); 130 interrupted (SIGINT, Ctrl-C);
 143 terminated (SIGTERM).  Every failure is one line on stderr (``--jsonl`` adds the failed
 lines, one per line).
@@ -82,8 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Render LLM chat prompts byte-for-byte as the models' own chat templates do.",
         epilog="exit status: 0 ok; 1 an input, a render or the run failed (a file that cannot "
                "be read or written, a worker process that died); 2 usage error; "
-               "3 verify found a difference; 4 verify's reference renderer is not installed; "
-               "130 interrupted (Ctrl-C); 143 terminated (SIGTERM)",
+               "3 verify found a difference, or audit found a control string in input text; "
+               "4 verify's reference renderer is not installed; "
+               "130 interrupted (Ctrl-C); 143 terminated (SIGTERM). docs/cli.md describes "
+               "every command and status.",
     )
     from .._version import __version__
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from .._registry import ChatFormat, get_format
@@ -112,16 +112,14 @@ def _write_stdout(text: str) -> None:
 
 
 def _parse_now(text: str) -> datetime:
-    value = text.strip()
-    if value.endswith(("Z", "z")):
-        value = value[:-1] + "+00:00"
+    """``--now``: what ``now=`` takes as a string (``chatformats._core.parse_now``)."""
+    from .._core import parse_now
+    from ..errors import ChatFormatError
+
     try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
+        return parse_now(text)
+    except ChatFormatError:
         raise argparse.ArgumentTypeError(
             f"expected an ISO 8601 date or date-time (2026-03-07 or 2026-03-07T14:05:09), "
             f"got {text!r}"
         ) from None
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
-    return parsed

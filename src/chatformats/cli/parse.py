@@ -1,10 +1,11 @@
 """``chatformats parse FORMAT FILE|-``: read a completion back into an assistant message.
 
-    chatformats parse FORMAT FILE|- [--prefix FILE] [--tools FILE] [--stream] [--strict]
+    chatformats parse FORMAT FILE|- (--prefix FILE | --no-prefix) [--tools FILE] [--stream] [--strict]
 
 FILE (``-``: stdin) is the completion's text exactly (UTF-8, no trailing newline added or
-removed); ``--prefix FILE`` is the prompt it continued (default: none, the completion starts
-the assistant turn); ``--tools FILE`` a JSON list of tool schemas to cast arguments by.
+removed); ``--prefix FILE`` is the prompt it continued, required as ``parse_response``'s
+``prefix=`` is (``--no-prefix``: there is none, the completion starts the assistant turn, as
+``prefix=""``; neither is a usage error, status 2); ``--tools FILE`` a JSON list of tool schemas to cast arguments by.
 Output: the message as JSON.  With ``--stream``: the input is read as it arrives and fed to the
 streaming parser; each event is printed as a JSON line (``region_open`` / ``region_chunk`` /
 ``region_close``, as transformers' ``ResponseParser`` names them), then
@@ -38,7 +39,13 @@ def add_parser(sub: Any, resolve: Any, input_error: type[Exception]) -> None:
                                    "message it encodes, printed as JSON.")
     p.add_argument("format", metavar="FORMAT", help="format name or model id")
     p.add_argument("file", metavar="FILE", help="the completion's text (- for stdin)")
-    p.add_argument("--prefix", metavar="FILE", help="the prompt the completion continued")
+    given = p.add_mutually_exclusive_group()
+    given.add_argument("--prefix", metavar="FILE",
+                       help="the prompt the completion continued (required, as parse_response's "
+                            "prefix=, unless --no-prefix)")
+    given.add_argument("--no-prefix", action="store_true",
+                       help="there is no prompt: the completion starts the assistant turn "
+                            "(parse_response's prefix=\"\")")
     p.add_argument("--tools", metavar="FILE", help="JSON list of tools: cast arguments by their schemas")
     p.add_argument("--stream", action="store_true",
                    help="feed the input as it arrives; print each event as a JSON line")
@@ -131,6 +138,12 @@ def run(args: argparse.Namespace, resolve: Any, input_error: type[Exception]) ->
         family(name)
     except ChatFormatError as exc:
         sys.stderr.write(one_line(f"chatformats: {exc}") + "\n")
+        return 2
+    if args.prefix is None and not args.no_prefix:
+        # As parse_response, whose prefix= is required: the template writes part of the turn
+        # (a <think> prefill), so a missing prompt would change the reading silently.
+        sys.stderr.write("chatformats: parse: give the prompt the completion continued "
+                         "(--prefix FILE), or --no-prefix when there is none\n")
         return 2
     prefix = _read_text(args.prefix, input_error) if args.prefix is not None else ""
     tools = None

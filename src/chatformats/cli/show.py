@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from .._registry import ChatFormat, formats, get_format
+from .._registry import ALIASES, ChatFormat, alias_of, formats, get_format
 from ..errors import ChatFormatError
 from .common import EXIT_OK, _resolve_format
 from .conversation import TEMPLATE_VARIABLES
@@ -23,13 +23,19 @@ def _cmd_formats(args: argparse.Namespace) -> int:
     for fmt in rows:
         models = ", ".join(fmt.model_ids) or "-"
         print(f"{fmt.name:26} {fmt.description or models}")
+    if ALIASES:  # after a blank line: names that are not formats of their own
+        print()
+        for alias, (current, about) in ALIASES.items():
+            print(f"alias {alias} = {current}: {about}")
     return EXIT_OK
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
     fmt = _resolve_format(args.format)
+    alias = alias_of(args.format)
     info: dict[str, Any] = {
         "name": fmt.name,
+        "alias": None if alias is None else {"name": args.format, "means": alias[1]},
         "description": fmt.description,
         "model_ids": list(fmt.model_ids),
         "variant_of": fmt.variant_of or None,
@@ -59,6 +65,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
         ("sha256", f"{fmt.template_sha256} ({_template_check(fmt)})"),
         ("variables", ", ".join(info["variables"]) + "  (and messages)"),
     ]
+    alias = alias_of(args.format)
+    if alias is not None:
+        lines.insert(1, ("alias", f"{args.format} = {alias[0]}: {alias[1]}"))
     for label, value in lines:
         print(f"{label + ':':16}{value}")
     return EXIT_OK

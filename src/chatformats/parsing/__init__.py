@@ -246,8 +246,16 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
         return parser.close()
     if not isinstance(response, (list, tuple)) or not all(isinstance(r, str) for r in response):
         raise TypeError("response must be a str or a list of str")
-    return [parse_response(name, r, prefix=p, tools=tools, strict=strict)
-            for r, p in zip(response, _prefixes(prefix, len(response)))]
+    parsed = []
+    for index, (one, one_prefix) in enumerate(zip(response, _prefixes(prefix, len(response)))):
+        try:
+            parsed.append(parse_response(name, one, prefix=one_prefix, tools=tools, strict=strict))
+        except ChatFormatError as exc:  # named by its place in the batch
+            from .._core import in_batch
+
+            in_batch(exc, index, "response")
+            raise
+    return parsed
 
 
 def _prefixes(prefix: Any, count: int) -> list[Any]:
