@@ -8,6 +8,14 @@ from .._spec import Spec, Tests
 from ._qwen3_2507 import COVERING, HYBRID_GENERATION, QWEN3_HYBRID_PROVENANCE
 from ._vocab import QWEN3_2507_CONTROL, QWEN3_2507_TOKENS
 
+#: The hybrid generation tags, with the assistant content still concatenated to a string where
+#: it stands alone in the tagged copy (``'' + content``): this text reads ``message.content``
+#: unguarded, so an undefined or list content fails in ``'<|im_start|>' + ... + content``, and
+#: a bare ``{{- content }}`` would print it instead (an oracle that renders where the template
+#: fails).
+GENERATION = tuple((find, replace.replace("{{- content }}", "{{- '' + content }}"))
+                   for find, replace in HYBRID_GENERATION)
+
 SPEC = Spec(
     name="qwen3-2025-04",
     # The eight hybrid models of 2025-04-29 shipped this text; their ids resolve to the later
@@ -37,6 +45,6 @@ SPEC = Spec(
               {"role": "assistant", "content": "a"}, {"role": "user", "content": "q2"}],
              {"add_generation_prompt": True, "enable_thinking": False}),
         ),
-        generation=HYBRID_GENERATION,
+        generation=GENERATION,
     ),
 )
