@@ -1323,3 +1323,16 @@ def test_drift_glm_spacing_and_unclosed_call(data: st.DataObject, space: str,
     one = _recovered(name, prefix, mutated, data)
     assert one == expected
     assert {d["kind"] for d in one.diagnostics} == kinds
+
+
+@pytest.mark.parametrize("name", [n for n in FORMATS if family(n) in SINGLE_CALL])
+def test_whitespace_before_a_call_that_does_not_read_is_kept(name: str) -> None:
+    """A Hypothesis find: whitespace before ``{"name"`` is the gap before a call, dropped when
+    the call reads; when it does not, the whitespace is content with the call's text (the
+    content ``'\\n{"name": '`` rendered and read back lost its newline)."""
+    prefix = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    for strict in (False, True):
+        message = parse_response(name, '\n{"name": <|eot_id|>\n', prefix=prefix, strict=strict)
+        assert message["content"] == '\n{"name": ', (strict, message)
+    message = parse_response(name, '\n\n{"name": "f", "parameters": {}}<|eot_id|>', prefix=prefix)
+    assert message["content"] == "" and message["tool_calls"][0]["function"]["name"] == "f"

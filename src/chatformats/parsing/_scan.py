@@ -75,13 +75,17 @@ class Outcome:
     """What a recovering ``value`` made of a region's text: ``parts``, a list of ``(region,
     value)`` (``"content"`` text, ``"tool_calls"`` lists of calls, ``"reasoning_content"``
     text) in order, and ``notes``, a list of ``(kind, offset, detail)`` diagnostics with
-    ``offset`` relative to the region's first character."""
+    ``offset`` relative to the region's first character.  ``carry``: text the region gives
+    the next state as the start of its own (whitespace before a call, which the call's value
+    drops when the call reads and keeps as content when it does not: nothing is lost)."""
 
-    __slots__ = ("parts", "notes")
+    __slots__ = ("parts", "notes", "carry")
 
-    def __init__(self, parts: list[tuple[str, Any]], notes: list[tuple[str, int, str]]) -> None:
+    def __init__(self, parts: list[tuple[str, Any]], notes: list[tuple[str, int, str]],
+                 carry: str = "") -> None:
         self.parts = parts
         self.notes = notes
+        self.carry = carry
 
 
 class State:
@@ -185,6 +189,7 @@ class Scanner:
         self.work = 0
         self.events: list[dict[str, Any]] = []
         self.done = False
+        self.carry = ""  # text the state left gives the next (Outcome.carry)
         self.at = 0  # completion offset of the current state's first character
         self.diagnostics: list[dict[str, Any]] = []
         self._found: dict[Any, Any] = {}  # pattern -> its last match in this chunk's buffer
@@ -217,8 +222,9 @@ class Scanner:
         self.state = st
         self.fresh = True
         self.opened = False
-        self.pieces = []
-        self.at = at
+        carry, self.carry = self.carry, ""
+        self.pieces = [carry] if carry else []
+        self.at = at - len(carry)
         if st.region is not None and st.eager:
             self.opened = True
             self.events.append({"type": "region_open", "field": st.region})
@@ -239,6 +245,7 @@ class Scanner:
             return
         for kind, offset, detail in value.notes:
             self.note(kind, self.at + offset, detail)
+        self.carry = value.carry
         own = [v for region, v in value.parts if region == st.region]
         # The region closes with what it kept of its own kind (None: nothing), then each part
         # of another kind is a region of its own.

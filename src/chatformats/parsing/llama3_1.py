@@ -151,10 +151,12 @@ def _recover_python(raw: str, marker: str) -> Any:
 
 def _content_before_call(raw: str, marker: str) -> Any:
     """Content before a call the recovering reading found: verbatim; only whitespace is the
-    gap before the call, dropped."""
+    gap before the call: handed to a JSON call (which drops it if it reads, and keeps it as
+    content with the call's text if it does not), dropped before ``<|python_tag|>`` (the token
+    begins the call, as Meta's decoder reads it)."""
     if marker in _JSON_OPENERS or marker == PYTHON_TAG:
         if not raw.strip():
-            return Outcome([], [])
+            return Outcome([], [], carry=raw if marker in _JSON_OPENERS else "")
         return Outcome([("content", raw)], [("text-before-call", 0, "text before a tool call kept as content")])
     return raw
 

@@ -67,9 +67,10 @@ def _recover_calls(raw: str, marker: str) -> Outcome:
 
 def _content_before_call(raw: str, marker: str) -> Any:
     """Content before a call the recovering reading found: verbatim; only whitespace is the
-    gap before the call, dropped."""
+    gap before the call, handed to the call (which drops it if it reads, and keeps it as content
+    with the call's text if it does not)."""
     if marker in _OPENERS and not raw.strip():
-        return Outcome([], [])
+        return Outcome([], [], carry=raw)
     if marker in _OPENERS:
         return Outcome([("content", raw)], [("text-before-call", 0, "text before a tool call kept as content")])
     return raw
