@@ -116,7 +116,7 @@ def test_any_readable_stream_is_read(dataset: Path, tmp_path: Path, how: str, co
 
 
 def test_a_non_empty_file_that_gives_nothing_is_an_error(tmp_path: Path, monkeypatch: Any) -> None:
-    from chatformats.cli import io
+    from chatformats import _io as io
 
     path = tmp_path / "in.jsonl"
     path.write_text(LINE, encoding="utf-8")

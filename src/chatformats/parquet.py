@@ -13,7 +13,7 @@ size.  Each row is rendered by the stage (see :mod:`chatformats.ray`: the same r
 output column (the prompt, null for a failed row) and its error column (``"Kind: message"``,
 null for a rendered row), after the input's columns with ``keep_columns=True``.
 
-A path target is written atomically (beside it, then renamed: :class:`chatformats.cli.io.Output`);
+A path target is written atomically (beside it, then renamed: :class:`chatformats._io.Output`);
 ``"-"`` is stdout.  pyarrow is imported here only, on first use; without it, a
 :class:`~chatformats.ChatFormatError` says how to install it.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from .cli import io as _io
+from . import _io
 from .errors import ChatFormatError
 
 __all__ = ["ParquetSummary", "render_parquet", "pyarrow_parquet"]
@@ -62,7 +62,7 @@ class ParquetSummary:
 
 
 class _Sink:
-    """An :class:`~chatformats.cli.io.Output` as the binary file ``ParquetWriter`` writes to (it
+    """An :class:`~chatformats._io.Output` as the binary file ``ParquetWriter`` writes to (it
     writes forward only and asks where it is)."""
 
     def __init__(self, out: _io.Output) -> None:
@@ -105,8 +105,8 @@ def render_parquet(source: str, target: str | None, stage: Any, *, batch_rows: i
     ``on_batch(summary)`` is called after each batch is written (a progress bar, a memory
     probe); ``deferred()`` gives a context manager held while a batch is written (the command's
     interrupts wait for it).  Raises :class:`ChatFormatError` without pyarrow,
-    :class:`~chatformats.cli.io.ReadError` when ``source`` cannot be read as Parquet, and
-    :class:`~chatformats.cli.io.OutputError` when ``target`` cannot be written; a row that fails
+    :class:`~chatformats._io.ReadError` when ``source`` cannot be read as Parquet, and
+    :class:`~chatformats._io.OutputError` when ``target`` cannot be written; a row that fails
     is never an exception (its error is in the error column)."""
     if batch_rows < 1:
         raise ValueError(f"batch_rows: expected a positive number, got {batch_rows}")

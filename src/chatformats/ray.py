@@ -13,7 +13,7 @@ ray import here (this module imports without ray installed), no transformers, no
 download; pyarrow, pandas or numpy are touched only when the batch is one of theirs.
 
 Each row is rendered as ``chatformats render --jsonl`` renders a line (one row function for the
-two, see :mod:`chatformats.cli.conversation`): the messages cell is a list of messages, an
+two, see :mod:`chatformats._rows`): the messages cell is a list of messages, an
 object with ``messages`` and template variables, an OpenAI chat-completions request body, or
 any of these as a JSON string.  A row that fails keeps its error in ``error_column`` (``"Kind:
 message"``, as the JSONL output's ``error``) and ``None`` in every output column: nothing is
@@ -35,8 +35,8 @@ from datetime import datetime
 from typing import Any, Iterable, Mapping
 
 from ._registry import get_format
-from .cli.common import InputError, _describe, _too_long
-from .cli.conversation import LAYERS, Conversation, Options, parse_conversation, render_conversation
+from ._rows import (LAYERS, Conversation, InputError, Options, _describe, _too_long,
+                    parse_conversation, render_conversation)
 from .errors import ChatFormatError
 
 __all__ = ["RenderStage", "AuditStage", "IdsStage", "GENERATION_PROMPT_MODES"]
@@ -218,7 +218,7 @@ class AuditStage(RenderStage):
 
     def _render(self, conv: Conversation, opts: Options) -> str:
         from . import _audit
-        from .cli.conversation import _variables
+        from ._rows import _variables
 
         variables = _variables(conv, opts)
         try:
@@ -300,7 +300,7 @@ class IdsStage(RenderStage):
 
     def _render(self, conv: Conversation, opts: Options) -> tuple[Any, ...]:
         from . import ids as _ids
-        from .cli.conversation import _PIPELINE_PARAMS, _variables, warn_unknown_variables
+        from ._rows import _PIPELINE_PARAMS, _variables, warn_unknown_variables
         from .pipeline import apply_chat_template_spans
 
         enc = self.encoder()

@@ -42,7 +42,7 @@ import signal
 import sys
 from typing import Sequence
 
-from . import io as _io
+from .. import _io
 from .arguments import _add_input_options, _ArgumentParser, _positive
 from .common import (
     EXIT_DIFFERENT,
@@ -56,11 +56,11 @@ from .common import (
     _Stopped,
     _resolve_format,
 )
-from .conversation import (
+from .._rows import (
+    _WARNED,
     TEMPLATE_VARIABLES,
     Conversation,
     Options,
-    _WARNED,
     _parse_file,
     parse_conversation,
     render_conversation,

@@ -188,9 +188,9 @@ def run_render_html(args: argparse.Namespace, resolve: Callable[[str], Any],
 
 def _write_page(path: str, text: str) -> None:
     """The page (UTF-8) to ``path`` through the command's one output writer
-    (:class:`chatformats.cli.io.Output`): a regular file is replaced atomically, keeping its
+    (:class:`chatformats._io.Output`): a regular file is replaced atomically, keeping its
     mode; a FIFO or a character device is streamed to; anything else is refused."""
-    from . import io as _io
+    from .. import _io
 
     if path == "-":
         raise UsageError("--html needs a file (the prompt itself goes to stdout)")

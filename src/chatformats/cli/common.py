@@ -1,6 +1,7 @@
-"""What the command's modules share: exit statuses, the input errors, reading a JSON file,
-writing the prompt, resolving a format, parsing ``--now``.  Subcommand modules import these from
-here (never from the package ``chatformats.cli``, which imports them)."""
+"""What the command's modules share: exit statuses, the usage errors, writing the prompt,
+resolving a format, parsing ``--now``, and (from :mod:`chatformats._rows`, which the Ray and
+Parquet stages share) the input errors and reading a JSON file.  Subcommand modules import these
+from here (never from the package ``chatformats.cli``, which imports them)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ from typing import Any
 
 from .._registry import ChatFormat, get_format
 from ..errors import UnknownFormatError
-from . import io as _io
-
-_name = _io.name
+from .. import _io
+from .._rows import InputError as InputError
+from .._rows import _describe as _describe
+from .._rows import _name as _name
+from .._rows import _read_json as _read_json
+from .._rows import _too_long as _too_long
 
 #: A successful run.
 EXIT_OK = 0
@@ -30,10 +34,6 @@ EXIT_NO_REFERENCE = 4
 EXIT_INTERRUPTED = 130
 
 
-class InputError(Exception):
-    """An input that cannot be rendered; the message names where (path) and what is wrong."""
-
-
 class UsageError(Exception):
     """A bad command line (exit status 2)."""
 
@@ -44,43 +44,6 @@ class _Stopped(Exception):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
-def _describe(exc: BaseException) -> str:
-    """One line: the error's kind and message."""
-    if isinstance(exc, InputError):
-        text = str(exc)
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
-def _too_long(exc: ValueError) -> str:
-    """``json.loads``' refusal of an integer of more digits than
-    ``sys.get_int_max_str_digits()`` allows, in a few words."""
-    return f"a number is too long ({exc})".replace(
-        "; use sys.set_int_max_str_digits() to increase the limit", "")
-
-
-def _read_json(path: str) -> Any:
-    """The JSON document in ``path`` (``-``: stdin); raises :class:`InputError` naming the
-    file and, for invalid JSON, the line and column."""
-    try:
-        raw = _io.read_all(path)
-    except _io.ReadError as exc:
-        raise InputError(str(exc)) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{_name(path)}: not UTF-8 (byte {exc.start + 1})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{_name(path)}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{_name(path)}: invalid JSON: nested too deeply") from None
-    except ValueError as exc:
-        raise InputError(f"{_name(path)}: invalid JSON: {_too_long(exc)}") from None
 
 
 def _resolve_format(name: str) -> ChatFormat:

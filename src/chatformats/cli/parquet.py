@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from ..errors import ChatFormatError
-from . import io as _io
+from .. import _io
 from .arguments import _positive
 from .common import EXIT_FAILED, EXIT_OK, InputError, UsageError, _Stopped
 

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, Iterator
 
 from ..errors import ChatFormatError
-from . import io as _io
+from .. import _io
 from .common import EXIT_FAILED, EXIT_OK, InputError, UsageError, _Stopped, _describe, _name, _write_stdout
 from .conversation import Options, _options, _parse_file, _parse_line, _ported, render_conversation
 from .progress import _Progress, _progress_enabled

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._registry import ChatFormat
 from ..errors import ChatFormatError, TemplateError
-from . import io as _io
+from .. import _io
 from .common import (EXIT_DIFFERENT, EXIT_FAILED, EXIT_NO_REFERENCE, EXIT_OK, InputError,
                      _describe, _name)
 from .conversation import (Conversation, Options, _options, _parse_file, _parse_line, _ported,

@@ -1,4 +1,5 @@
-"""Files for the command: reading any readable stream, and writing ``-o`` atomically.
+"""Files for the command line and the Parquet stage: reading any readable stream, and writing
+``-o`` atomically (below both: ``chatformats.cli`` and ``chatformats.parquet`` use it).
 
 Reading.  An input path is read once, from the start, whatever it is: a regular file, ``-``
 (stdin), a named FIFO, ``/dev/stdin`` or a process substitution (``<(cat f)``).  Nothing else
