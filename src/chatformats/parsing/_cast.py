@@ -110,7 +110,7 @@ _TEXT_TYPES = ("string", "str", "text", "varchar", "char", "enum")
 _INT_PREFIXES = ("int", "uint", "long", "short", "unsigned")
 
 
-def qwen3_coder_config(tools: Any, name: str) -> Any:
+def qwen3_coder_config(tools: Any, name: Any) -> Any:
     """The parameters of the first tool named ``name``: its ``parameters.properties`` when
     ``parameters`` is a mapping holding ``properties``, else ``parameters`` itself when it is a
     mapping, else ``{}`` (vLLM ``Qwen3CoderToolParser._get_arguments_config``).  A tool is an

@@ -42,7 +42,7 @@ _STRING_PREFIXES = {"", "r", "u"}
 def literal(text: str) -> Any:
     """The value ``ast.literal_eval(text)`` gives, for a text whose value is JSON-like (see the
     module docstring); :class:`ValueError` for any other text."""
-    # compile() reads a str source with universal newlines; literal_eval strips spaces and tabs
+    # Python reads a str source with universal newlines; literal_eval strips spaces and tabs
     source = text.replace("\r\n", "\n").replace("\r", "\n").lstrip(" \t")
     if "\x00" in source:
         raise ValueError("a null character")

@@ -58,8 +58,8 @@ TOOLS_TAIL = (
 GENERATION_PROMPT = "<|im_start|>assistant\n"
 
 Emit = Callable[[str], None]
-#: ``tool_body(emit, tool, path, spans)``: a tool after its name line, to ``</function>``.
-ToolBody = Callable[[Emit, Any, str, "Recorder | None"], None]
+#: ``tool_body(emit, tool, path[, spans])``: a tool after its name line, to ``</function>``.
+ToolBody = Callable[..., None]
 
 
 def key_path(path: str, key: Any) -> str:
@@ -111,7 +111,7 @@ def is_mapping_or_list(value: Any) -> bool:
     return tp is dict or tp is list or tp is tuple
 
 
-def tool_body(emit: Emit, tool: Any, path: str, spans: Recorder | None, as_json: Any) -> None:
+def tool_body(emit: Emit, tool: Any, path: str, as_json: Any, spans: Recorder | None = None) -> None:
     """L39-63 of the August text (and of the 6,211-byte text, whose ``render_extra_keys``
     writes lists as JSON too: ``as_json``)."""
     description = attr(tool, "description")
@@ -218,7 +218,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], functions_head
             emit("\n<function>\n<name>")  # L38
             emit(to_str(attr(tool, "name")))
             emit("</name>")
-            tool_body(emit, tool, path, spans)  # L39-62
+            # L39-62 (spans passed only when recording: a port's tool_body takes it as its
+            # optional last parameter)
+            if spans is None:
+                tool_body(emit, tool, path)
+            else:
+                tool_body(emit, tool, path, spans)
             emit("\n</function>")  # L63
         emit("\n</tools>")  # L65
         emit(TOOLS_TAIL)  # L66

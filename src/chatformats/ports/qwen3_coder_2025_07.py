@@ -93,7 +93,7 @@ def _respelled(path: str) -> str:
     return head + "['properties']" + tail if dot else path
 
 
-def _tool_body(emit: Emit, tool: Any, path: str, spans: Recorder | None) -> None:
+def _tool_body(emit: Emit, tool: Any, path: str, spans: Recorder | None = None) -> None:
     """L44-76: a tool after its name line."""
     if spans is not None:
         spans.line(path + ".description")

@@ -18,8 +18,8 @@ from . import _qwen3_coder
 from ._qwen3_coder import FUNCTIONS_HEAD, is_mapping_value
 
 
-def _tool_body(emit: Any, tool: Any, path: str, spans: Recorder | None) -> None:
-    _qwen3_coder.tool_body(emit, tool, path, spans, is_mapping_value)  # L4: a mapping as JSON
+def _tool_body(emit: Any, tool: Any, path: str, spans: Recorder | None = None) -> None:
+    _qwen3_coder.tool_body(emit, tool, path, as_json=is_mapping_value, spans=spans)  # L4: a mapping as JSON
 
 
 def argument_text(value: Any) -> str:

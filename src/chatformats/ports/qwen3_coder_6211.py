@@ -17,8 +17,8 @@ from . import _qwen3_coder
 from ._qwen3_coder import FUNCTIONS_HEAD_6211, is_mapping_or_list
 
 
-def _tool_body(emit: Any, tool: Any, path: str, spans: Recorder | None) -> None:
-    _qwen3_coder.tool_body(emit, tool, path, spans, is_mapping_or_list)  # L4: mappings and lists
+def _tool_body(emit: Any, tool: Any, path: str, spans: Recorder | None = None) -> None:
+    _qwen3_coder.tool_body(emit, tool, path, as_json=is_mapping_or_list, spans=spans)  # L4: mappings and lists
 
 
 def argument_text(value: Any) -> str:
