@@ -11,20 +11,22 @@ if TYPE_CHECKING:  # importing chatformats imports no typing
 #: bos null (not read from the models' tokenizer_config.json; reference_templates/README.md).
 QWEN3_CODER_TOKENS = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
 
-#: The August and 6,211-byte texts' control strings in order of first use.
+#: The August and 6,211-byte texts' control strings in order of first use, then the pad token
+#: (the added-token list was not sourced; the special tokens are control strings too).
 QWEN3_CODER_CONTROL = (
     "<|im_start|>", "<tools>", "<function>", "<name>", "</name>", "<description>",
     "</description>", "<parameters>", "<parameter>", "<type>", "</type>", "</parameter>",
     "</parameters>", "</function>", "</tools>", "<tool_call>", "<function=", "<parameter=",
     "</tool_call>", "<IMPORTANT>", "</IMPORTANT>", "<|im_end|>", "<tool_response>",
-    "</tool_response>",
+    "</tool_response>", "<|endoftext|>",
 )
 #: The July text's: the same, with the tool's ``<return>`` tags.
 QWEN3_CODER_2025_07_CONTROL = (
     QWEN3_CODER_CONTROL[:13] + ("<return>", "</return>") + QWEN3_CODER_CONTROL[13:]
 )
 QWEN3_CODER_PROVENANCE = ("template only: the model's added-token list was not sourced; the "
-                          "template's control strings in order of first use")
+                          "template's control strings in order of first use, then the pad token "
+                          "<|endoftext|> (xinference's stop ids 151643, 151645 name it)")
 
 #: How the tests draw the templates' variables: tools whose schemas take any shape (each key
 #: a tag), a caller's system_message (the name the template assigns), the flag.
