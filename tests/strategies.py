@@ -336,6 +336,59 @@ def realistic_conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 conversations = st.one_of(realistic_conversation(), adversarial_messages)
 
+# ---------------------------------------------------------------- tools as JSON schemas, any shape
+
+#: The keys a JSON schema (a tool's, its parameters', a parameter's) holds, and some that the
+#: XML tool renderers (Qwen3-Coder) treat specially or rewrite (``-``, `` `` and ``$`` in a name).
+SCHEMA_KEYS = ["type", "name", "description", "enum", "required", "items", "default", "properties",
+               "parameters", "return", "format", "$ref", "x-order", "a b", "additionalProperties"]
+
+schema_values = st.one_of(texts, json_value, st.lists(st.one_of(short_texts, scalars), max_size=3),
+                          st.dictionaries(short_texts, scalars, max_size=2))
+
+param_schemas = st.one_of(
+    st.dictionaries(st.one_of(st.sampled_from(SCHEMA_KEYS), short_texts), schema_values, max_size=5),
+    st.fixed_dictionaries({"type": st.sampled_from(["string", "integer", "array", "object"])},
+                          optional={"description": texts, "enum": st.lists(st.one_of(short_texts, scalars), max_size=3)}),
+    json_value,
+)
+
+parameter_schemas = st.one_of(
+    st.fixed_dictionaries({}, optional={
+        "type": st.one_of(st.just("object"), json_value),
+        "properties": st.one_of(
+            st.dictionaries(st.one_of(st.sampled_from(["city", "query", "limit", "a-b"]), short_texts),
+                            param_schemas, max_size=3),
+            json_value),
+        "required": st.one_of(st.lists(short_texts, max_size=3), json_value),
+        "additionalProperties": schema_values,
+        "$defs": schema_values,
+    }),
+    json_value,
+)
+
+function_schemas = st.fixed_dictionaries({}, optional={
+    "name": st.one_of(st.sampled_from(["get_weather", "search"]), texts, json_value),
+    "description": st.one_of(texts, json_value),
+    "parameters": parameter_schemas,
+    "return": schema_values,
+    "strict": st.booleans(),
+    "x-meta": schema_values,
+})
+
+tag_schema_tools = st.one_of(
+    st.lists(st.one_of(
+        function_schemas.map(lambda function: {"type": "function", "function": function}),
+        function_schemas,
+        st.fixed_dictionaries({}, optional={"type": json_value, "function": st.one_of(function_schemas, json_value)}),
+        json_value,
+    ), min_size=1, max_size=3),
+    tools_any,
+)
+"""Tools whose schemas take any shape at every level (a parameter's keys, the parameters', the
+function's, each value a string, a list, a mapping or anything): what a template that writes
+each schema key as a tag of its own branches on (the XML tool renderers)."""
+
 # ---------------------------------------------------------------- template variables
 
 variable_values = st.one_of(st.booleans(), st.none(), st.integers(-1, 2), texts, json_value)
@@ -378,6 +431,9 @@ VARIABLE_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     # the same, and tools whose parameters are JSON schemas of every shape (gpt-oss's TypeScript
     # rendering of schemas), half the time
     "schema_tools": st.one_of(tools_any, schema_tools),
+    # tools whose schemas take any shape at every level (the Qwen3-Coder templates write each
+    # schema key as a tag)
+    "tag_schema_tools": tag_schema_tools,
 }
 
 

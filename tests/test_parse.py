@@ -85,6 +85,8 @@ CONTROL = {
     "minicpm_v4_6_thinking": ("<think>", "</think>", "<tool_call>", "</tool_call>",
                                "<|im_end|>", "<|im_start|>", "</parameter>", "</function>",
                                "<parameter=", "<function="),
+    "qwen3_coder": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>", "</parameter>",
+                    "</function>", "<parameter=", "<function="),
     "llama3_2_vision": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>"),
     "llama3_1": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>", "<|python_tag|>"),
     "cogito": ("<think>", "</think>", "<|eot_id|>", '[{"name": "', "<|start_header_id|>"),
@@ -181,7 +183,7 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
                 calls.append({"type": "function", "function": {
                     "name": draw(st.sampled_from(BUILTIN)), "arguments": draw(builtin_args)}})
                 continue
-            if family(name) == "minicpm_v4_6_thinking":
+            if family(name) in ("minicpm_v4_6_thinking", "qwen3_coder"):
                 args = {key: v for key, v in args.items() if key}
             elif family(name) in STRING_ONLY or (
                     family(name) not in SINGLE_CALL + ("glm4_5",) and draw(st.booleans())):
@@ -213,6 +215,20 @@ def _jinja_string(v: Any) -> str:
     return _tojson(v) if isinstance(v, (dict, list)) else v if isinstance(v, str) else str(v)
 
 
+def _coder_argument(name: str, v: Any) -> str:
+    """A Qwen3-Coder call argument's value as each text writes it (L89, L103 in July): ``|string``
+    for a non-string; ``tojson`` for a mapping in August, for a mapping or a list in the
+    6,211-byte text."""
+    module = chatformats.get_format(name).module
+    if isinstance(v, str):
+        return v
+    if isinstance(v, dict) and module != "qwen3_coder_2025_07":
+        return _tojson(v)
+    if isinstance(v, list) and module == "qwen3_coder_6211":
+        return _tojson(v)
+    return str(v)
+
+
 def _is_query(msg: Any) -> bool:
     c = msg.get("content")
     return (msg.get("role") == "user" and isinstance(c, str)
@@ -237,6 +253,8 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
         args = fn["arguments"]
         if family(name) == "minicpm_v4_6_thinking":
             args = {k: _jinja_string(v) for k, v in args.items()}
+        elif family(name) == "qwen3_coder":  # each text's own L89 (|string, tojson for some)
+            args = {k: _coder_argument(name, v) for k, v in args.items()}
         elif family(name) == "glm4_5":  # a string as is, anything else through tojson
             args = {k: v if isinstance(v, str) else _tojson(v) for k, v in args.items()}
         elif isinstance(args, str) and family(name) not in STRING_ARGUMENTS:
@@ -254,6 +272,10 @@ def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: 
             reasoning = ""
     elif family(name) in ("minicpm_v4_6_thinking", "glm4_5"):
         reasoning, content = reasoning.strip(), content.strip()
+    elif family(name) == "qwen3_coder":  # no reasoning; content|trim before calls
+        reasoning = ""
+        if calls:
+            content = content.strip()
     elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"):
         reasoning = ""  # the template has no reasoning: content as given
     elif family(name) in DEEPSEEK:
@@ -337,6 +359,7 @@ VARIABLES = {
     "llama3_2_vision": st.just({}),
     "llama3_1": st.fixed_dictionaries({}, optional={"builtin_tools": st.sampled_from(
         [["brave_search", "wolfram_alpha"], list(BUILTIN)])}),
+    "qwen3_coder": st.just({}),
 }
 
 
@@ -352,7 +375,7 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
         m["reasoning_content"] = m["reasoning"] = "r" + draw(text_for(name))
     while len(m.get("tool_calls") or []) < calls:
         args: Any = draw(json_args(name))
-        if family(name) == "minicpm_v4_6_thinking":
+        if family(name) in ("minicpm_v4_6_thinking", "qwen3_coder"):
             args = {key: v for key, v in args.items() if key}
         elif family(name) in STRING_ONLY:  # the template takes only string arguments
             args = json.dumps(args)
@@ -593,6 +616,7 @@ PREFIXES = {
                                "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
     "llama3_2_vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
     "llama3_1": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
+    "qwen3_coder": ["", "<|im_start|>assistant\n"],
     "cogito": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n<think>\n"],
     "solar_open": ["", "<|begin|>assistant<|think|><|end|><|begin|>assistant"],
 }
@@ -682,6 +706,10 @@ def _transformers_parse(name: str, completion: str, prefix: str, tools: Any) -> 
 @given(data=st.data())
 def test_agrees_with_transformers(name: str, data: st.DataObject) -> None:
     prefix, completion, expected, tools = data.draw(case(name))
+    if family(name) == "qwen3_coder":
+        # LIMITS: with tools the arguments are converted by vLLM's rules, transformers' by its
+        # own (tests/test_qwen3_coder_parse.py checks the conversion)
+        tools = None
     ours = parse_response(name, completion, prefix=prefix, tools=tools)
     theirs = _transformers_parse(name, completion, prefix, tools)
     if family(name) == "cogito":
@@ -828,7 +856,7 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
     m = {"role": "assistant", "content": "", "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "search", "arguments": {"query": "x"}}}]}
     prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
-    if family(name) == "minicpm_v4_6_thinking":  # XML arguments: break the markup instead
+    if family(name) in ("minicpm_v4_6_thinking", "qwen3_coder"):  # XML: break the markup instead
         broken = completion.replace("</parameter>", "</paramete>", 1)
     elif family(name) == "glm4_5":
         broken = completion.replace("</arg_value>", "</arg_valu>", 1)
@@ -839,7 +867,7 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
     assert broken != completion
     with pytest.raises(ParseError) as ours:
         parse_response(name, broken, prefix=prompt, strict=True)
-    if family(name) in {"minicpm_v4_6_thinking", "glm4_5"} | STRING_ONLY:
+    if family(name) in {"minicpm_v4_6_thinking", "qwen3_coder", "glm4_5"} | STRING_ONLY:
         return  # transformers' xml-inline (and text) regions skip what their patterns do not match
     with pytest.raises(ValueError) as theirs:
         _transformers_parse(name, broken, prompt, None)
@@ -953,6 +981,8 @@ THINK_FORMATS = [n for n in FORMATS if family(n) == "qwen3_tool_agent"]
 TAGGED_JSON = [n for n in FORMATS
                if family(n) in ("qwen3_tool_agent", "qwen3_instruct_2507", "qwen2_5_instruct")]
 LLAMA = [n for n in FORMATS if family(n) in SINGLE_CALL]
+#: The formats whose calls are Qwen3-Coder's XML (MiniCPM-V 4.6 and the Qwen3-Coder texts).
+XML_CALLS = [n for n in FORMATS if family(n) in ("minicpm_v4_6_thinking", "qwen3_coder")]
 
 
 @pytest.mark.parametrize("name", THINK_FORMATS)
@@ -1016,12 +1046,12 @@ def test_drift_tool_call_inside_unclosed_reasoning(name: str, data: st.DataObjec
     assert "reasoning-ended-by-call" in [d["kind"] for d in one.diagnostics]
 
 
+@pytest.mark.parametrize("name", XML_CALLS)
 @settings(max_examples=examples(40))
 @given(data=st.data())
-def test_drift_missing_parameter_close(data: st.DataObject) -> None:
+def test_drift_missing_parameter_close(name: str, data: st.DataObject) -> None:
     """vLLM tests/tool_use (Qwen3-Coder XML parser cases without </parameter>): a value ends at
     the next <parameter=, or at </function>, instead of swallowing the next parameter."""
-    name = "minicpm-v-4.6-thinking"
     prefix, completion, expected = _drift_case(data, name, calls=1)
     n = completion.count("</parameter>\n")
     assume(n > 0)
@@ -1035,12 +1065,12 @@ def test_drift_missing_parameter_close(data: st.DataObject) -> None:
     assert "missing-close" in [d["kind"] for d in one.diagnostics]
 
 
+@pytest.mark.parametrize("name", XML_CALLS)
 @settings(max_examples=examples(40))
 @given(data=st.data())
-def test_drift_function_without_tool_call_wrapper(data: st.DataObject) -> None:
+def test_drift_function_without_tool_call_wrapper(name: str, data: st.DataObject) -> None:
     """vLLM tests/tool_use (Qwen3CoderToolParser's fallback to <function=...> without
     <tool_call>): the bare calls are read as calls."""
-    name = "minicpm-v-4.6-thinking"
     prefix, completion, expected = _drift_case(data, name, calls=1)
     assume("tool_calls" in expected)
     mutated = completion.replace("<tool_call>", "").replace("</tool_call>", "")

@@ -211,6 +211,28 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
             "content": {"close_pattern": r"<\|im_end\|>\n?", "content": "text"},
         },
     },
+    # No reasoning region; a turn without calls is its content as given; with calls the content
+    # is trimmed and followed by "\n\n" (the "\n" after it and the first call's), which the
+    # call's opening takes, as the "\n" between calls.
+    "qwen3_coder": {
+        "defaults": {"role": "assistant", "content": ""},
+        "start_anchor": _IM_ASSISTANT,
+        "fields": {
+            "tool_calls": {
+                "open_pattern": r"\s*<tool_call>\n<function=(?P<name>[^>\n]+)>\n",
+                "close": "</function>\n</tool_call>",
+                "repeats": True,
+                "content": "xml-inline",
+                "content_args": {
+                    "tag_pattern": r"<parameter=(?P<key>[^>\n]+)>\n(?P<value>.*?)\n</parameter>\n",
+                },
+                "transform": {"type": "function",
+                              "function": {"name": "{name}", "arguments": "{content}"}},
+            },
+            "content": {"close_pattern": r"<\|im_end\|>\n?", "content": "text",
+                        "content_args": {"strip": False}},
+        },
+    },
     "llama3_2_vision": {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _LLAMA_ASSISTANT,
@@ -371,6 +393,13 @@ LIMITS: dict[str, tuple[str, ...]] = {
     ),
     "minicpm_v4_6_thinking": (
         "a think block opens only where the turn begins",
+        "tool calls are read leniently (text between parameters is skipped, a call that is not "
+        "<function=NAME> is not a call) instead of refused",
+    ),
+    "qwen3_coder": (
+        "with tools, argument values are converted as vLLM's Qwen3CoderToolParser converts them "
+        "(null as None for any type, ast.literal_eval's reading for an undeclared type, a "
+        "number without a fraction as an int); transformers' cast follows its own rules",
         "tool calls are read leniently (text between parameters is skipped, a call that is not "
         "<function=NAME> is not a call) instead of refused",
     ),

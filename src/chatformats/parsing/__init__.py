@@ -22,7 +22,8 @@ last assistant header of the format (the generation prompt's, e.g. ``<think>\\n`
 first, so a block the template opened or closed is understood (no header in it: the
 completion starts the turn).  The turn ends at the format's end-of-turn token; text after it
 is not part of the message.  With ``tools``, arguments are cast by the tools' JSON schemas as
-transformers casts them (:mod:`._cast`).
+transformers casts them (:mod:`._cast`), or as the server the grammar follows converts them
+(Qwen3-Coder: as vLLM's ``Qwen3CoderToolParser``, :func:`._cast.qwen3_coder_value`).
 
 Each format's grammar is a description (:data:`.grammars.DESCRIPTIONS`, built by
 :mod:`._build`) or, for a syntax of its own, a module beside its port (``parsing/<grammar>.py``);
@@ -122,7 +123,11 @@ class ResponseParser:
         g = grammar(name)
         self.name = name
         self.strict = bool(strict)
-        self._params = tool_parameters(tools)
+        # A grammar may convert arguments its own way (Qwen3-Coder: as vLLM does); every other
+        # casts them as transformers does.
+        cast = getattr(g, "CAST", None)
+        self._caster = cast(tools) if cast is not None else None
+        self._params = tool_parameters(tools) if cast is None else {}
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._tool_calls: list[Any] = []
@@ -157,7 +162,10 @@ class ResponseParser:
     def _on_close(self, region: str, value: Any) -> Any:
         if region == "tool_calls":
             calls = value if isinstance(value, list) else [value]
-            if self._params:
+            if self._caster is not None:
+                for call in calls:
+                    self._caster(call)
+            elif self._params:
                 for call in calls:
                     try:
                         cast_tool_call(call, self._params)

@@ -7,7 +7,9 @@ Qwen3-Coder family to come).  A description (``grammars.DESCRIPTIONS``) is plain
 token, or a tuple of them); ``think`` (None, or ``{"open", "close", "strip"}``: ``strip`` ``"\\n"`` is the
 template's ``reasoning.strip("\\n")``, ``"space"`` its ``|trim``); ``content`` (``"qwen"``: verbatim,
 after a think block less its leading newlines, less the one newline the template writes before
-the first call; ``"trim"``: ``|trim``); ``calls`` (``{"open", "close", "body"}``, ``body`` one
+the first call; ``"trim"``: ``|trim``; ``"coder"``: verbatim without calls, ``|trim`` before
+them, where the template writes it and ``"\\n\\n"``); ``cast`` (optional: a name in
+``_cast.CASTS``, how ``tools`` convert the arguments where not as transformers does); ``calls`` (``{"open", "close", "body"}``, ``body`` one
 of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}`` (``"json_string"``: the
 same with string arguments kept as strings), ``"xml"`` is
 ``\\n<function=NAME>\\n`` + ``<parameter=KEY>\\nVALUE\\n</parameter>\\n``... + ``</function>\\n``).
@@ -31,15 +33,19 @@ class Grammar:
     """A format's parsing tables: ``STATES`` (the exact reading), ``RECOVER`` (the recovering
     one), ``START``, ``ANCHOR`` (the assistant header), ``NAME`` (for messages)."""
 
-    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "description")
+    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "description")
 
     def __init__(self, name: str, anchor: str, states: dict[str, State],
-                 recover: dict[str, State], start: str, description: Any = None) -> None:
+                 recover: dict[str, State], start: str, description: Any = None,
+                 cast: Any = None) -> None:
         self.NAME = name
         self.ANCHOR = anchor
         self.STATES = states
         self.RECOVER = recover
         self.START = start
+        # How ``tools`` convert the arguments (``_cast``: ``tools -> caster or None``); None:
+        # transformers' cast, as for every format.
+        self.CAST = cast
         self.description = description
 
 
@@ -192,15 +198,38 @@ def _strip(mode: str) -> Any:
     return lambda raw, marker: raw.strip(mode)
 
 
-def _content(mode: str, call_open: str, after_think: bool) -> Any:
+def _content(mode: str, call_open: str, after_think: bool, fmt: str = "",
+             exact: bool = False) -> Any:
     if mode == "trim":
         return lambda raw, marker: raw.strip()
+    if mode == "coder":
+        return _coder_content(fmt, call_open, exact)
 
     def value(raw: str, marker: str) -> str:
         if after_think:
             raw = raw.lstrip("\n")
         # The "\n" the template writes before the first tool call when there is content.
         return raw[:-1] if marker == call_open and raw.endswith("\n") else raw
+    return value
+
+
+def _coder_content(fmt: str, call_open: str, exact: bool) -> Any:
+    """Qwen3-Coder's content (``ports/_qwen3_coder.py``, L78-80, L98): verbatim in a turn
+    without calls; before the first call ``'\\n' + content|trim + '\\n'`` after the header, the
+    call's own ``'\\n'`` next, so the completion holds ``TEXT + '\\n\\n'`` (``TEXT`` trimmed,
+    not empty) or nothing.  The exact reading refuses anything else before a call; the
+    recovering one trims it (before ``<tool_call>`` or a bare ``<function=``)."""
+
+    def value(raw: str, marker: str) -> str:
+        if marker != call_open and marker != "<function=":
+            return raw
+        if not exact:
+            return raw.strip()
+        text = raw[:-2]
+        if raw == "" or (raw.endswith("\n\n") and text and text == text.strip()):
+            return text
+        raise ParseError(f"{fmt}: content before a tool call is written trimmed and followed by "
+                         f"'\\n\\n': {excerpt(raw)}")
     return value
 
 
@@ -226,7 +255,7 @@ def build(d: dict[str, Any]) -> Grammar:
             State("think", "reasoning_content", markers=((t_close, "after_think", False),),
                   value=_strip(think["strip"]), eager=True),
             State("after_think", "content", markers=after_content,
-                  value=_content(content_mode, call_open, True)),
+                  value=_content(content_mode, call_open, True, name, True)),
         ]
         # In unclosed reasoning, the tool-call opener ends the reasoning (vLLM's
         # Qwen3ReasoningParser: <tool_call> is an implicit end of reasoning); for XML calls only
@@ -250,13 +279,13 @@ def build(d: dict[str, Any]) -> Grammar:
         ]
     else:
         exact.append(State("start", "content", leads=(), markers=after_content,
-                           value=_content(content_mode, call_open, False)))
+                           value=_content(content_mode, call_open, False, name, True)))
         recover.append(State("start", "content", markers=_recover_after(after_content, calls),
                              value=_content(content_mode, call_open, False)))
     recover_value = recover_body(name, (call_open, call_close))
     exact += [
         State("content", "content", markers=after_content,
-              value=_content(content_mode, call_open, False)),
+              value=_content(content_mode, call_open, False, name, True)),
         State("call", "tool_calls", markers=((call_close, "between", False),), value=read_exact,
               eager=True),
         State("between", None, markers=after_content, what="between tool calls"),
@@ -301,7 +330,12 @@ def build(d: dict[str, Any]) -> Grammar:
             if "<function=" in st.table:
                 st.notes["<function="] = ("unwrapped-call",
                                           f"<function=...> without {call_open!r} read as a call")
-    return Grammar(name, d["anchor"], _table(*exact), _table(*recover), "start", d)
+    cast = None
+    if d.get("cast"):
+        from . import _cast
+
+        cast = _cast.CASTS[d["cast"]]
+    return Grammar(name, d["anchor"], _table(*exact), _table(*recover), "start", d, cast)
 
 
 def _recover_after(after_content: tuple[tuple[str, str, bool], ...], calls: dict[str, Any]) -> Any:

@@ -101,3 +101,145 @@ def cast_tool_call(call: Any, params: dict[str, dict[str, Any]]) -> Any:
                 arguments[key] = [coerce(item, types) if isinstance(item, str) else item
                                   for item in argument]
     return call
+
+
+# -- Qwen3-Coder: argument values converted as vLLM's Qwen3CoderToolParser converts them
+
+#: A parameter type (``str(schema["type"]).strip().lower()``) whose value stays the text.
+_TEXT_TYPES = ("string", "str", "text", "varchar", "char", "enum")
+_INT_PREFIXES = ("int", "uint", "long", "short", "unsigned")
+
+
+def qwen3_coder_config(tools: Any, name: Any) -> Any:
+    """The parameters of the first tool named ``name``: its ``parameters.properties`` when
+    ``parameters`` is a mapping holding ``properties``, else ``parameters`` itself when it is a
+    mapping, else ``{}`` (vLLM ``Qwen3CoderToolParser._get_arguments_config``).  A tool is an
+    OpenAI tool (``{"type": "function", "function": {...}}``) or, as for every format here, a
+    bare function schema."""
+    for tool in tools if isinstance(tools, (list, tuple)) else ():
+        if not isinstance(tool, dict):
+            continue
+        if "function" in tool:
+            if tool.get("type", "function") != "function":
+                continue
+            tool = tool["function"]
+        if not isinstance(tool, dict) or tool.get("name") != name:
+            continue
+        parameters = tool.get("parameters")
+        if isinstance(parameters, dict):
+            return parameters["properties"] if "properties" in parameters else parameters
+        return {}
+    return {}
+
+
+def _json_like(value: Any) -> Any:
+    """``value`` as the client receives it from vLLM (which sends the arguments as
+    ``json.dumps``'s text: a tuple becomes a list, a key a string); ``_KEEP`` where
+    ``json.dumps`` fails (a set, bytes, a complex number: vLLM then returns no call at all)."""
+    try:
+        return json.loads(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        return _KEEP
+
+
+_KEEP = object()
+
+
+def qwen3_coder_value(raw: str, name: str, config: Any) -> Any:
+    """One parameter's value, converted by its declared type as vLLM's
+    ``Qwen3CoderToolParser._convert_param_value`` converts it:
+
+    1. ``null`` in any case is ``None``, whatever the type;
+    2. a parameter the tool does not declare stays the text;
+    3. the type is ``str(schema["type"]).strip().lower()`` (``string`` when the schema is no
+       mapping or has no ``type``): a text type (``string``, ``str``, ``text``, ``varchar``,
+       ``char``, ``enum``) stays the text; a type starting ``int``, ``uint``, ``long``,
+       ``short`` or ``unsigned`` is ``int(text)``; one starting ``num`` or ``float`` is
+       ``float(text)``, an ``int`` when it has no fraction; ``boolean``, ``bool``, ``binary``
+       are ``text.lower() == "true"`` (any other text is ``False``); ``object``, ``array``,
+       ``arr`` and types starting ``dict`` or ``list`` are ``json.loads(text)``; for those
+       that fail and every other type (a list of types included: its ``str()`` matches none),
+       ``ast.literal_eval(text)`` (:func:`._pyliteral.literal`: the same value, read without
+       compiling); a text no rule converts stays the text.
+
+    Where vLLM's conversion raises past its own handlers (``float`` of ``1e999`` then ``int``
+    of infinity, a literal too deep to evaluate) or gives what its ``json.dumps`` refuses (a
+    set, bytes, a complex number), vLLM returns the whole output as content with no call; here
+    the value stays the text, and the call is kept.  The value is then what vLLM's JSON gives
+    the client (a tuple a list, a mapping's keys strings)."""
+    if raw.lower() == "null":
+        return None
+    if not isinstance(config, dict) or name not in config:
+        return raw
+    schema = config[name]
+    kind = str(schema["type"]).strip().lower() if isinstance(schema, dict) and "type" in schema else "string"
+    try:
+        value = _convert(raw, kind)
+    except (ValueError, TypeError, SyntaxError, OverflowError, RecursionError, MemoryError):
+        return raw
+    if value is raw or isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    value = _json_like(value)
+    return raw if value is _KEEP else value
+
+
+def _convert(raw: str, kind: str) -> Any:
+    from ._pyliteral import literal
+
+    if kind in _TEXT_TYPES:
+        return raw
+    if kind.startswith(_INT_PREFIXES):
+        try:
+            return int(raw)
+        except (ValueError, TypeError):
+            return raw
+    if kind.startswith(("num", "float")):
+        try:
+            number = float(raw)
+        except (ValueError, TypeError):
+            return raw
+        # int(nan) is a ValueError vLLM catches (the text stays); int(inf) an OverflowError
+        # it does not (no call at all there: the text stays here, see above)
+        try:
+            whole = int(number)
+        except ValueError:
+            return raw
+        return number if number - whole != 0 else whole
+    if kind in ("boolean", "bool", "binary"):
+        return raw.lower() == "true"
+    if kind in ("object", "array", "arr") or kind.startswith(("dict", "list")):
+        try:
+            return json.loads(raw)
+        except (ValueError, TypeError):
+            pass
+    try:
+        return literal(raw)  # ast.literal_eval's value, read without compiling
+    except ValueError:
+        return raw
+
+
+def qwen3_coder_caster(tools: Any) -> Any:
+    """The Qwen3-Coder grammar's cast: ``None`` without ``tools`` (the arguments are the text
+    the template wrote), else a function that converts one call's arguments in place
+    (:func:`qwen3_coder_value`, each call's parameters by :func:`qwen3_coder_config`)."""
+    if tools is None:
+        return None
+    if not isinstance(tools, (list, tuple)):
+        raise TypeError(f"tools must be a list of tool schemas, not {type(tools).__name__}")
+
+    def cast(call: Any) -> Any:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("arguments"), dict):
+            return call
+        config = qwen3_coder_config(tools, fn.get("name"))
+        arguments = fn["arguments"]
+        for key, value in arguments.items():
+            if isinstance(value, str):
+                arguments[key] = qwen3_coder_value(value, key, config)
+        return call
+
+    return cast
+
+
+#: The casts a grammar description may name (``"cast"``): ``tools -> caster or None``.
+CASTS = {"qwen3_coder": qwen3_coder_caster}

@@ -74,4 +74,19 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "content": "trim",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "xml"},
     },
+    # ports/_qwen3_coder.py, L76-98 (the three Qwen3-Coder texts write the same turn): a turn
+    # without calls is its content as given; with calls, "\n" + content|trim + "\n" when that
+    # is not empty, then each call "\n<tool_call>\n<function=NAME>\n" +
+    # "<parameter=KEY>\nVALUE\n</parameter>\n" per argument + "</function>\n</tool_call>"
+    # (the header's "\n" is the first call's when there is no content), "<|im_end|>\n".  With
+    # tools, the values are converted as vLLM's Qwen3CoderToolParser converts them.
+    "qwen3_coder": {
+        "name": "qwen3-coder",
+        "anchor": _IM_ASSISTANT,
+        "end": "<|im_end|>",
+        "think": None,
+        "content": "coder",
+        "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "xml"},
+        "cast": "qwen3_coder",
+    },
 }

@@ -29,6 +29,9 @@ from . import (
     qwen2_5_instruct_2024_09,
     qwen3,
     qwen3_2025_04,
+    qwen3_coder_2025_07,
+    qwen3_coder_2025_08,
+    qwen3_coder_6211,
     qwen3_instruct_2507,
     qwen3_instruct_2507_2025_07,
     qwen3_thinking_2507,
@@ -63,4 +66,7 @@ SPECS = (
     llama3_1_2024_09.SPEC,
     llama3_2.SPEC,
     gpt_oss.SPEC,
+    qwen3_coder_2025_07.SPEC,
+    qwen3_coder_2025_08.SPEC,
+    qwen3_coder_6211.SPEC,
 )
