@@ -320,13 +320,14 @@ def _short(text: str, n: int = 48) -> str:
 
 
 def difference_class(expected: str, got: str) -> Tuple[str, str]:
-    """The class of a difference: the differing stretches, with generated words taken out (so the
-    same structural difference in two conversations is one class)."""
+    """The class of a difference: the differing stretches reduced to their control strings (anything
+    in angle brackets) and newlines, every other run of text written "…" (so the same structural
+    difference in two conversations is one class whatever the generated words)."""
     _, a, b = first_difference(expected, got)
 
     def shape(s: str) -> str:
         pieces = _TAG.split(s)
-        for k in range(0, len(pieces), 2):  # the text between tags: each run of generated words is "…"
+        for k in range(0, len(pieces), 2):  # between tags, each run of characters other than a newline is "…"
             pieces[k] = _RUN.sub("…", pieces[k])
         return _short("".join(pieces), 60)
 
@@ -334,7 +335,7 @@ def difference_class(expected: str, got: str) -> Tuple[str, str]:
 
 
 _TAG = re.compile(r"(<[^<>\s]{1,40}>)")
-_RUN = re.compile(r"[^\s<>{}\[\]\"',:]+(?:[ ]+[^\s<>{}\[\]\"',:]+)*")
+_RUN = re.compile(r"[^\n]+")
 
 
 def excerpt(expected: str, got: str, context: int = 40) -> Tuple[str, str]:
