@@ -198,3 +198,41 @@ def test_the_spans_off_copies_render_as_the_ports():
             except chatformats.ChatFormatError:
                 continue
             assert chatformats.render(copy, messages, **variables) == expected, name
+
+
+def test_renderers_comparison_quick():
+    """``python -m benchmarks.renderers_compare --quick``: chatformats' text is transformers' for
+    every generated conversation (the run stops otherwise), every kind of conversation is compared
+    for each mapped format, renderers agrees with the template on some and its ids decode to the
+    template's text there, and the speed rows check the ids of the three chatformats/transformers
+    engines equal before timing.  No timing is asserted."""
+    pytest.importorskip("renderers")
+    from benchmarks import renderers_compare as RC
+
+    result = RC.run(["--quick"])
+    rows = result["agreement"]
+    assert {row["format"] for row in rows} == set(RC.QUICK_FORMATS)
+    for row in rows:
+        assert row["reference_mismatch"] == 0 and row["round_trip_failures"] == 0
+        assert row["compared"] + len(row["renderers_refuses"]) + len(row["template_refuses"]) + \
+            row["both_refuse"] == row["conversations"]
+        assert all(compared > 0 for compared, _ in row["by_kind"].values()), row["by_kind"]
+        assert 0 < row["identical"] <= row["compared"]
+        assert row["ids_equal"] <= row["identical"]
+        differing = sum(entry["count"] for entry in row["classes"].values())
+        assert differing == row["compared"] - row["identical"]
+    # the one deviation renderers documents (the empty thinking wrapper kept in history) is found
+    off = next(row for row in rows if row["setting"] == "enable_thinking=False")
+    assert any("</think>" in rend for _, rend in off["classes"]), off["classes"]
+    for speed in result["speed"]:
+        assert speed.get("refused") or all(e["ratio"] > 0 for e in speed["engines"].values())
+    assert "## Speed" in RC.report(result)
+
+
+def test_renderers_first_difference():
+    from benchmarks import renderers_compare as RC
+
+    assert RC.first_difference("ab\ncd", "ab<x>cd") == (2, "\n", "<x>")
+    assert RC.first_difference("abc", "abcd") == (3, "", "d")
+    tmpl, rend = RC.excerpt("x" * 100 + "A", "x" * 100 + "B", context=5)
+    assert tmpl == "xxxxxA" and rend == "xxxxxB"
