@@ -24,6 +24,11 @@ FACTS_DIR = Path(__file__).resolve().parent.parent / "reference_templates" / "fa
 #: texts' facts are checked by ``tests/test_reference_sources.py``.
 FACTS = sorted(p.stem for p in FACTS_DIR.glob("*.json")
                if "tool_calls" in json.loads(p.read_text(encoding="utf-8")))
+#: What the per-stem tests run over: the facts files, or one skipped case that says there is none
+#: (every text of this schema pinned so far is a format; a new one pinned before its port gets
+#: these checks by adding its facts file).
+STEMS = FACTS or [pytest.param("", marks=pytest.mark.skip(
+    reason="no facts file of this schema: every such pinned text is a format now"))]
 KEYS = {"format", "template_file", "template_sha256", "model_ids", "special_tokens",
         "control_strings", "control_provenance", "variables", "calls", "content_format",
         "tool_calls", "think_after_tool_result", "sources", "surprises"}
@@ -56,7 +61,7 @@ def test_there_are_facts():
     assert pinned - formats - recorded == set()
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_the_facts_name_their_pinned_template(stem):
     f = facts(stem)
     assert set(f) == KEYS
@@ -76,7 +81,7 @@ def test_formats_are_distinct():
     assert len(shas) == len(set(shas))
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_variables_are_what_jinja2_finds(stem):
     """The variables are jinja2's undeclared names less the environment's globals, less
     ``messages`` and only names the template assigns itself (reported because they are set
@@ -92,7 +97,7 @@ def test_variables_are_what_jinja2_finds(stem):
     assert found - listed - {"messages"} <= assigned
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_left_out_locals_change_no_rendering(stem):
     """A name left out of the variables does not change the rendering when a caller passes it."""
     f = facts(stem)
@@ -105,7 +110,7 @@ def test_left_out_locals_change_no_rendering(stem):
                 assert _render(template, messages, **{name: value}) == base, name
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_calls_are_the_globals_the_template_calls(stem):
     f = facts(stem)
     tree = jinja_env.parse(f["template_file"])
@@ -114,14 +119,14 @@ def test_calls_are_the_globals_the_template_calls(stem):
     assert f["calls"] == sorted(called)
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_content_format_is_vllms_detection(stem):
     f = facts(stem)
     expected = "openai" if _content_loops(jinja_env.parse(f["template_file"])) else "string"
     assert f["content_format"] == expected
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_every_control_string_the_template_writes_is_listed(stem):
     f = facts(stem)
     source = jinja_env.template_text(f["template_file"])
@@ -168,7 +173,7 @@ def _conversations(stem: str) -> list[list[dict[str, Any]]]:
     return [opened, closed, opened[1:2]]
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_tool_calls_render_as_recorded(stem):
     template = oracle.compile_source(jinja_env.template_text(facts(stem)["template_file"]))
     for key, outcome in facts(stem)["tool_calls"].items():
@@ -186,7 +191,7 @@ def test_tool_calls_render_as_recorded(stem):
             assert text.startswith(outcome + ":"), (key, text)
 
 
-@pytest.mark.parametrize("stem", FACTS)
+@pytest.mark.parametrize("stem", STEMS)
 def test_a_tool_conversation_renders(stem):
     """Tools, a tool call, its result and reasoning, under transformers' compiled template: the
     user's text, the call and the result are written; the reasoning of the open tool turn is
