@@ -327,6 +327,12 @@ def assert_template_layer_ranges(name: str, messages: Any, variables: dict[str, 
     try:
         rendering = chatformats.render_spans(name, messages, now=now, **variables)
     except ChatFormatError as exc:
+        if isinstance(messages, (list, tuple)) and messages and isinstance(messages[0], (list, tuple)):
+            # A batch given to the template layer (deliberate difference 6 in
+            # docs/guarantees.md): refused before rendering, whatever the template makes of it.
+            assert type(exc).__name__ == "InvalidConversation" and str(exc).startswith(
+                "messages is a batch of"), exc
+            return
         assert not expected.ok, (
             f"transformers rendered but render_spans raised {type(exc).__name__}: {exc}\n"
             f"transformers: {expected.text!r}")
@@ -465,3 +471,11 @@ def test_pipeline_ranges_are_transformers_generation_indices(name, messages, kwa
         "apply_chat_template_spans(...).text differs from the copy's text:\n"
         + diff(expected.text or "", rendering.text))
     assert_ranges_equal("pipeline layer", rendering.text, rendering.assistant_spans, indices)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_batch_at_the_template_layer_is_refused_not_ranged(name):
+    """A Hypothesis find (``[[]]``): the template renders a batch-shaped list, render_spans
+    refuses it (deliberate difference 6); the range check says so instead of failing."""
+    assert_template_layer_ranges(name, [[]], {})
+    assert_template_layer_ranges(name, [[{"role": "user", "content": "a"}]], {})
