@@ -342,6 +342,11 @@ class MiniCPMRule(QueryRule):
 #: - Qwen3 Instruct-2507, Qwen2.5: the system block reads ``messages[0]`` and the tools; an
 #:   iteration reads its message, the previous message's role and the next one's (a run of
 #:   tool responses) and ``loop.last``: look-behind 1, no other state.
+#: - Qwen3-Coder (the three texts): the system block reads ``messages[0]`` (sliced off when it
+#:   is the system message) and the tools; an iteration reads its message, ``loop.previtem``'s
+#:   role (a tool response opens the user turn after a message that is not one) and
+#:   ``loop.nextitem``'s and ``loop.last`` (the run of tool responses closes): look-behind 1,
+#:   no other state.
 #: - Kimi K2: the default system turn for a first message that is not a system message
 #:   (``loop.first``: the anchor); each iteration reads only its message.
 #: - Cogito: the pre-pass reads ``messages[0]`` (sliced off when it is the system message) and
@@ -371,6 +376,9 @@ RULES: dict[str, Rule] = {
     "qwen3-instruct-2507": _LOCAL_1,
     "qwen2.5-instruct": _LOCAL_1,
     "qwen2.5-instruct-2024-09": _LOCAL_1,
+    "qwen3-coder": _LOCAL_1,
+    "qwen3-coder-2025-07": _LOCAL_1,
+    "qwen3-coder-6211": _LOCAL_1,
     "kimi-k2": _LOCAL_0,
     "cogito": _LOCAL_0,
     "llama-3.1": _LLAMA,
