@@ -29,8 +29,10 @@ Two kinds of finding, read off the render's spans (which input value each charac
   not its JSON.  A number prints the same either way and is never a finding.
 
 Every confirmation renders again with the same variables and clock (``rerender``), only for the
-candidates the spans leave (a message or field with no span at all), so a conversation whose
-input all shows in its prompt costs no second render.
+candidates the spans leave (a message or field with no span at all): the silent messages
+together, then the silent fields together, one by one only where the joint render does not
+confirm them all.  A conversation whose input all shows in its prompt costs no second render,
+and a history of dropped reasoning one.
 """
 
 from __future__ import annotations
@@ -186,29 +188,41 @@ def findings(text: str, spans: Sequence[Any], messages: Any, variables: Mapping[
             dropped = silent
         else:
             dropped = [i for i in silent if _same(rerender, without((i,)), variables, text)]
+    firsts = _firsts(by_message)
     for i in dropped:
-        out.append(Finding("", _offset_after(i, by_message, len(text)), f"messages[{i}]", 0,
+        out.append(Finding("", _offset_after(i, firsts, len(text)), f"messages[{i}]", 0,
                            "value", (), "dropped", "the message contributed no character"))
 
-    # dropped fields
+    # dropped fields: the candidates changed all at once (one render when they are all
+    # dropped, as a history of dropped reasoning is), else each on its own
     gone = set(dropped)
+    candidates: list[tuple[int, str]] = []
     for i, message in enumerate(messages):
         if i in gone or type(message) is not dict:
             continue
         own = by_message.get(i, ())
         for field in fields:
-            value = message.get(field)
-            if _empty(value):
+            if _empty(message.get(field)):
                 continue
             path = f"messages[{i}].{field}"
-            if any(_under(source, path) for _, _, source in own):
-                continue
+            if not any(_under(source, path) for _, _, source in own):
+                candidates.append((i, field))
+    if candidates:
+        def changing(pairs: Any) -> list[Any]:
             changed = list(messages)
-            changed[i] = {**message, field: _changed(value)}
-            if _same(rerender, changed, variables, text):
-                at = max((end for _, end, _ in own), default=_offset_after(i, by_message, len(text)))
-                out.append(Finding("", at, path, 0, "value", (), "dropped",
-                                   "the field contributed no character"))
+            for i, field in pairs:
+                changed[i] = {**changed[i], field: _changed(messages[i][field])}
+            return changed
+
+        if len(candidates) > 1 and _same(rerender, changing(candidates), variables, text):
+            confirmed = candidates
+        else:
+            confirmed = [c for c in candidates if _same(rerender, changing((c,)), variables, text)]
+        for i, field in confirmed:
+            own = by_message.get(i, ())
+            at = max((end for _, end, _ in own), default=_offset_after(i, firsts, len(text)))
+            out.append(Finding("", at, f"messages[{i}].{field}", 0, "value", (), "dropped",
+                               "the field contributed no character"))
     for name in _INPUT_VARIABLES:
         value = variables.get(name)
         if name not in reads or _empty(value) or any(_under(s, name) for _, _, s in sources):
@@ -227,10 +241,26 @@ def _held(message: Any, fields: tuple[str, ...]) -> Any:
     return [message.get(field) for field in fields]
 
 
-def _offset_after(index: int, by_message: Mapping[int, Any], size: int) -> int:
+def _firsts(by_message: Mapping[int, Any]) -> tuple[list[int], list[int]]:
+    """The indices of the messages with text, in order, and for each the least first offset of
+    it and every later one (where a dropped message before it would be)."""
+    indices = sorted(by_message)
+    least: list[int] = [0] * len(indices)
+    low = -1
+    for k in range(len(indices) - 1, -1, -1):
+        first = by_message[indices[k]][0][0]
+        low = first if low < 0 or first < low else low
+        least[k] = low
+    return indices, least
+
+
+def _offset_after(index: int, firsts: tuple[list[int], list[int]], size: int) -> int:
     """Where a dropped message would be: the start of the first later message's text."""
-    later = [spans[0][0] for i, spans in by_message.items() if i > index and spans]
-    return min(later, default=size)
+    from bisect import bisect_right
+
+    indices, least = firsts
+    k = bisect_right(indices, index)
+    return least[k] if k < len(indices) else size
 
 
 def check(found: Sequence[Finding], name: str, where: str = "") -> None:
