@@ -112,8 +112,6 @@ MAPPING: Dict[str, Tuple[str, str, str, List[Tuple[str, Dict[str, Any], Dict[str
                     {"date_string": DATE, "tools_in_user_message": False})],
                   "Llama-3.2-1B/3B-Instruct: renderers maps them to `llama-3`; `date_string` set to "
                   "the clock's date on both sides (renderers' default is the template's fallback)"),
-    "gpt-oss": ("renderers.gpt_oss", "GptOssRenderer", "GptOssRendererConfig",
-                [("default", {}, {})], "gpt-oss-20b/120b: renderers maps them to `gpt-oss`"),
 }
 
 #: Families renderers comes close to but whose chatformats formats it does not name.
@@ -124,6 +122,8 @@ UNMAPPED = {
     "llama-3.1, llama-3.2-vision-*": "`Llama3Renderer` names Llama-3.2-1B/3B only (\"other Llama-3.x "
     "sizes ship slightly different templates\")",
     "qwen2.5-instruct": "no Qwen2.5 renderer",
+    "gpt-oss": "`GptOssRenderer` renders through openai-harmony, whose `load_harmony_encoding` "
+    "downloads the o200k vocabulary (no network here: it fails before rendering)",
     "(prime-qwen3)": "`PrimeQwen3Renderer` is PrimeIntellect's Qwen3-Coder-style text; no chatformats format",
 }
 
