@@ -524,9 +524,8 @@ def render_request(
     read (:class:`~chatformats.UnknownVariableError`), tool-call arguments that are not JSON, and
     input the template drops or prints as Python syntax (:class:`~chatformats.SilentInput`; see
     :func:`audit_request` for each finding and the setting that avoids it)."""
-    options = dict(content_format=content_format,
-                   default_chat_template_kwargs=default_chat_template_kwargs,
-                   exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none)
+    options = _server_options(content_format, default_chat_template_kwargs,
+                              exclude_tools_when_tool_choice_none)
     if strict:
         from .errors import SilentInput
 
@@ -538,7 +537,7 @@ def render_request(
                                            "refuses it")
             raise SilentInput(f"{finding.path}: {finding.detail}; strict=True refuses it",
                               finding)
-    conversation, kwargs = preprocess_request(name, body, **options)  # type: ignore[arg-type]
+    conversation, kwargs = preprocess_request(name, body, **options)
     from .pipeline import apply_chat_template
 
     result = apply_chat_template(name, conversation, now=now, **kwargs)
@@ -561,10 +560,17 @@ def audit_request(
     ``{}``) and ``chat_template_kwargs`` entries the template does not read (vLLM drops them).
     Where vLLM's content format leads to a ``repr`` (a template it detects as taking content
     parts prints the parts list), the finding's ``detail`` names the setting that avoids it."""
-    options = dict(content_format=content_format,
-                   default_chat_template_kwargs=default_chat_template_kwargs,
-                   exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none)
+    options = _server_options(content_format, default_chat_template_kwargs,
+                              exclude_tools_when_tool_choice_none)
     return _request_findings(name, body, now, options)[1]
+
+
+def _server_options(content_format: str, default_chat_template_kwargs: Any,
+                    exclude_tools_when_tool_choice_none: bool) -> dict[str, Any]:
+    """The server's options, as :func:`preprocess_request` takes them."""
+    return {"content_format": content_format,
+            "default_chat_template_kwargs": default_chat_template_kwargs,
+            "exclude_tools_when_tool_choice_none": exclude_tools_when_tool_choice_none}
 
 
 def _request_findings(name: Any, body: Mapping[str, Any], now: Any,
