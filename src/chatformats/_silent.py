@@ -12,17 +12,17 @@ Two kinds of finding, read off the render's spans (which input value each charac
   * A **message** none of whose values is the source of any character, and whose removal
     leaves the prompt unchanged (so the template wrote nothing on its behalf either: a
     DeepSeek ``<｜User｜>`` for an empty user message is the message's own text).
-  * A **field the format documents**, holding something: a message's ``content``, the format's
-    reasoning field (``reasoning_field``), ``tool_calls``; the variables ``tools`` and
+  * A **field the format documents**, holding something: a message's ``content``,
+    ``tool_calls``, ``tool_call_id``, ``reasoning_content``, ``reasoning`` or ``thinking``, each
+    where the template's text names it (:func:`documented`); the variables ``tools`` and
     ``documents`` where the template reads them.  Dropped when no character has it as its
     source and changing every string inside it (``type`` and ``role`` values excepted: they
     choose branches) leaves the prompt unchanged.  This includes what a template drops by its
     own rule, such as the reasoning of turns before the last user query in the Qwen3 templates:
     it is in the input and not in the prompt.
 
-  Fields a template never reads by design (a message's ``name`` for most formats,
-  ``tool_call_id`` for the Qwen ones) are not findings: ``docs/formats.md`` says what each
-  format reads.
+  Fields a template never names (a message's ``name`` for most formats, ``tool_call_id`` for
+  the Qwen ones) are not findings.
 
 - ``"repr"``: a container, boolean or ``None`` the template printed through ``str()`` (Python
   syntax in the prompt, where JSON was meant): a span whose text is ``str()`` of its value and
