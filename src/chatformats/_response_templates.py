@@ -49,6 +49,22 @@ def _deepseek(anchors: tuple[str, ...], think: bool) -> dict[str, Any]:
             "fields": fields}
 
 
+#: The Qwen templates' JSON tool calls (the "\n" before a call, after content or between calls,
+#: belongs to its opening) and their content up to the end of turn ("<|im_end|>\n": the newline
+#: after it must not reopen the content); shared as data: :func:`for_grammar` copies.
+_QWEN_TOOL_CALLS: dict[str, Any] = {
+    "open_pattern": r"\n?<tool_call>",
+    "close": "</tool_call>",
+    "repeats": True,
+    "content": "json",
+    "transform": {"type": "function", "function": "{content}"},
+}
+_QWEN_CONTENT: dict[str, Any] = {
+    "close_pattern": r"<\|im_end\|>\n?",
+    "content": "text",
+    "content_args": {"strip": False},
+}
+
 _TEMPLATES: dict[str, dict[str, Any]] = {
     "qwen3_tool_agent": {
         "defaults": {"role": "assistant", "content": ""},
@@ -63,19 +79,9 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
                 "content_args": {"strip": False},
             },
             # The "\n" before a tool call (after content, between calls) belongs to its opening.
-            "tool_calls": {
-                "open_pattern": r"\n?<tool_call>",
-                "close": "</tool_call>",
-                "repeats": True,
-                "content": "json",
-                "transform": {"type": "function", "function": "{content}"},
-            },
+            "tool_calls": _QWEN_TOOL_CALLS,
             # "<|im_end|>\n": the newline after the end of turn must not reopen the content.
-            "content": {
-                "close_pattern": r"<\|im_end\|>\n?",
-                "content": "text",
-                "content_args": {"strip": False},
-            },
+            "content": _QWEN_CONTENT,
         },
     },
     # No reasoning region: a <think> the content holds is content (the template has no think
@@ -84,18 +90,8 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
         "fields": {
-            "tool_calls": {
-                "open_pattern": r"\n?<tool_call>",
-                "close": "</tool_call>",
-                "repeats": True,
-                "content": "json",
-                "transform": {"type": "function", "function": "{content}"},
-            },
-            "content": {
-                "close_pattern": r"<\|im_end\|>\n?",
-                "content": "text",
-                "content_args": {"strip": False},
-            },
+            "tool_calls": _QWEN_TOOL_CALLS,
+            "content": _QWEN_CONTENT,
         },
     },
     # As Qwen3 Instruct-2507's: no reasoning region, the "\n" before a tool call belongs to its
@@ -105,18 +101,8 @@ _TEMPLATES: dict[str, dict[str, Any]] = {
         "defaults": {"role": "assistant", "content": ""},
         "start_anchor": _IM_ASSISTANT,
         "fields": {
-            "tool_calls": {
-                "open_pattern": r"\n?<tool_call>",
-                "close": "</tool_call>",
-                "repeats": True,
-                "content": "json",
-                "transform": {"type": "function", "function": "{content}"},
-            },
-            "content": {
-                "close_pattern": r"<\|im_end\|>\n?",
-                "content": "text",
-                "content_args": {"strip": False},
-            },
+            "tool_calls": _QWEN_TOOL_CALLS,
+            "content": _QWEN_CONTENT,
         },
     },
     # Content, then the section: its opening token is read with the first call's opening, its
