@@ -443,10 +443,7 @@ def preprocess_request(
     fmt = get_format(name)
     if not isinstance(body, Mapping):
         raise InvalidRequest(f"the request body must be an object, got {_type(body)}")
-    if content_format == "auto":
-        content_format = fmt.content_format
-    elif content_format not in ("string", "openai"):
-        raise ValueError(f"content_format must be 'auto', 'string' or 'openai', not {content_format!r}")
+    content_format = _content_format(fmt, content_format)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise InvalidRequest(f"messages: expected a list of messages, got {_type(messages)}")
@@ -526,10 +523,11 @@ def render_request(
     :func:`audit_request` for each finding and the setting that avoids it)."""
     options = _server_options(content_format, default_chat_template_kwargs,
                               exclude_tools_when_tool_choice_none)
-    if strict:
+    if strict:  # the audited render's text is the prompt (the spans never change it)
         from .errors import SilentInput
 
-        for finding in _request_findings(name, body, now, options)[1]:
+        prompt, found = _request_findings(name, body, now, options)
+        for finding in found:
             if finding.kind == "control":
                 continue
             if finding.path.startswith("chat_template_kwargs."):
@@ -537,6 +535,7 @@ def render_request(
                                            "refuses it")
             raise SilentInput(f"{finding.path}: {finding.detail}; strict=True refuses it",
                               finding)
+        return prompt
     conversation, kwargs = preprocess_request(name, body, **options)
     from .pipeline import apply_chat_template
 
@@ -565,6 +564,16 @@ def audit_request(
     return _request_findings(name, body, now, options)[1]
 
 
+def _content_format(fmt: ChatFormat, content_format: str) -> str:
+    """The server's ``--chat-template-content-format``, ``"auto"`` resolved as vLLM detects it
+    for the template (the format's ``content_format``)."""
+    if content_format == "auto":
+        return fmt.content_format
+    if content_format not in ("string", "openai"):
+        raise ValueError(f"content_format must be 'auto', 'string' or 'openai', not {content_format!r}")
+    return content_format
+
+
 def _server_options(content_format: str, default_chat_template_kwargs: Any,
                     exclude_tools_when_tool_choice_none: bool) -> dict[str, Any]:
     """The server's options, as :func:`preprocess_request` takes them."""
@@ -581,15 +590,13 @@ def _request_findings(name: Any, body: Mapping[str, Any], now: Any,
     notes: list[Finding] = []
     conversation, kwargs = preprocess_request(name, body, notes=notes, **options)
     rendering, found = _audit.pipeline_layer(name, conversation, _core.clock(now), dict(kwargs))
-    fmt = get_format(name)
-    used = options["content_format"] if options["content_format"] != "auto" else fmt.content_format
-    out = list(notes)
-    for finding in found:
-        if finding.kind == "repr" and used == "openai" and finding.path.endswith(".content"):
-            finding = finding._replace(detail=(
-                f"{finding.detail}: vLLM passes content to this template as a list of parts "
-                "(--chat-template-content-format openai, as it detects the template); the server "
-                "option --chat-template-content-format string (content_format='string') passes "
-                "the text instead"))
-        out.append(finding)
-    return rendering.text, tuple(sorted(out, key=lambda f: (f.offset, f.kind != "control", f.path)))
+    parts = _content_format(get_format(name), options["content_format"]) == "openai"
+    shown = tuple(
+        finding._replace(detail=(
+            f"{finding.detail}: vLLM passes content to this template as a list of parts "
+            "(--chat-template-content-format openai, as it detects the template); the server "
+            "option --chat-template-content-format string (content_format='string') passes "
+            "the text instead"))
+        if parts and finding.kind == "repr" and finding.path.endswith(".content") else finding
+        for finding in found)
+    return rendering.text, _audit.ordered(shown, notes)
