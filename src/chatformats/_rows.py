@@ -248,15 +248,20 @@ def _parse_line(raw: bytes, lineno: int) -> Conversation:
     text = text.rstrip("\r\n")
     if not text.strip():
         raise InputError("blank line: expected one conversation as JSON")
+    return parse_conversation(_loads(text))
+
+
+def _loads(text: str, what: str = "") -> Any:
+    """One line's JSON (a ``--jsonl`` line, a Ray or Parquet cell), or :class:`InputError`
+    worded as a line's, after ``what``."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
+        raise InputError(f"{what}invalid JSON at column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise InputError("invalid JSON: nested too deeply") from None
+        raise InputError(f"{what}invalid JSON: nested too deeply") from None
     except ValueError as exc:  # an integer longer than Python converts from text
-        raise InputError(f"invalid JSON: {_too_long(exc)}") from None
-    return parse_conversation(data)
+        raise InputError(f"{what}invalid JSON: {_too_long(exc)}") from None
 
 
 def _parse_file(path: str) -> Conversation:

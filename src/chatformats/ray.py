@@ -35,7 +35,7 @@ from datetime import datetime
 from typing import Any, Iterable, Mapping
 
 from ._registry import get_format
-from ._rows import (LAYERS, Conversation, InputError, Options, _describe, _too_long,
+from ._rows import (LAYERS, Conversation, InputError, Options, _describe, _loads,
                     parse_conversation, render_conversation)
 from .errors import ChatFormatError
 
@@ -402,14 +402,7 @@ def _decoded(value: Any, what: str) -> Any:
     if not value.strip():
         raise InputError("an empty string: expected one conversation as JSON" if not what
                          else f"{what}an empty string: expected JSON")
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{what}invalid JSON at column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{what}invalid JSON: nested too deeply") from None
-    except ValueError as exc:  # an integer longer than Python converts from text
-        raise InputError(f"{what}invalid JSON: {_too_long(exc)}") from None
+    return _loads(value, what)
 
 
 def _plain(value: Any) -> Any:
