@@ -1,15 +1,18 @@
-"""The DeepSeek windows (``chatformats._window``'s :class:`FlagsRule` and :class:`ResetFlagsRule`)
-on rollouts whose roles come in any order.
+"""The windows that carry a loop's state (``chatformats._window``'s :class:`FlagsRule` and
+:class:`ResetFlagsRule` for the DeepSeek templates, :class:`FinalRule` for gpt-oss) on rollouts
+whose roles come in any order.
 
 The rollouts of ``tests/test_bridge.py`` follow a tool call with its results and anything else
-with a user turn.  The flags these rules carry (``ns.is_output_first``, ``ns.is_first``,
-``ns.is_tool``, ``ns.is_last_user``) also decide turns that no well-behaved client sends: a tool
-message after a user turn or an answer (its ``<｜tool▁outputs▁begin｜>`` depends on the last
-tool-call turn, which may lie anywhere before), several in a row, a message of a role the
-template ignores between them.  Law: at every step the bridge's window answers exactly what the
-whole conversation's render answers (text, ids, messages, appended, ``rewritten``, or ``None``,
-or the same error), and the examples below show that the anchors are needed (a rule without
-them answers differently) and that the window is taken.
+with a user turn.  The state these rules carry (DeepSeek's ``ns.is_output_first``,
+``ns.is_first``, ``ns.is_tool``, ``ns.is_last_user``; gpt-oss's ``last_tool_call.name`` and
+``future_final``) also decides turns that no well-behaved client sends: a tool message after a
+user turn or an answer (DeepSeek's ``<｜tool▁outputs▁begin｜>`` depends on the last tool-call turn,
+which may lie anywhere before; gpt-oss takes the tool's name from the last assistant turn, or
+raises), several in a row, a message of a role the template ignores between them.  Law: at every
+step the bridge's window answers exactly what the whole conversation's render answers (text, ids,
+messages, appended, ``rewritten``, or ``None``, or the same error), and the examples below show
+that the anchors are needed (a rule without them answers differently) and that the window is
+taken.
 """
 
 from __future__ import annotations
@@ -21,13 +24,13 @@ from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
 import chatformats
-from chatformats._window import RULES, FlagsRule, ResetFlagsRule
+from chatformats._window import RULES, FinalRule, FlagsRule, ResetFlagsRule
 
 from . import bpe, budget
 from .oracle import FIXED_NOW
 from .test_bridge import completion_of, full_path, has_parser, rich_assistant, same_turn, texts
 
-FLAG_FORMATS = sorted(name for name, rule in RULES.items() if isinstance(rule, FlagsRule))
+FLAG_FORMATS = sorted(name for name, rule in RULES.items() if isinstance(rule, (FlagsRule, FinalRule)))
 PER_FORMAT = budget.per_format(150)
 
 
@@ -81,7 +84,7 @@ def test_the_flag_windows_are_the_full_render(name: str, data: st.DataObject) ->
     except chatformats.ChatFormatError:
         return
     for _ in range(data.draw(st.integers(1, 10), label="steps")):
-        message = data.draw(rich_assistant(True), label="sampled message")
+        message = data.draw(rich_assistant(name.startswith("deepseek")), label="sampled message")
         completion = completion_of(name, list(prompt.messages), message, prompt.variables,
                                    cut=data.draw(st.integers(0, 5), label="cut") == 0)
         if completion is None:

@@ -402,6 +402,70 @@ class MiniCPMRule(QueryRule):
         return type(message) is dict and message.get("role", MISSING) == "assistant"
 
 
+class FinalRule(Rule):
+    """gpt-oss (``ports/gpt_oss.py``): the system block reads the variables and the tools, the
+    developer block ``messages[0]`` (when it is a developer or system message the loop starts
+    after it); the pre-pass finds ``future_final``, the last assistant message without a
+    ``tool_calls`` key (a *final*); the loop carries ``last_tool_call.name``.  An iteration reads:
+
+    - a tool-call turn (an assistant message with the key): ``found`` (a final lies after it),
+      which drops its analysis (a true ``content`` or ``thinking``) when true; it sets the name;
+    - any other assistant turn: ``loop.last`` and ``add_generation_prompt`` (the ``<|return|>``
+      branch, which leaves the name), else it clears the name;
+    - a tool message: the name (none: the template raises); a user message: nothing else.
+
+    The state is ``(the last final, the first tool-call turn after it with analysis, the last
+    assistant turn)``, ``-1`` for none: the last assistant turn before an iteration decides the
+    name (a tool-call turn sets it, a final that is not last clears it).  The look-behind is 0.
+
+    - Point 1: the iterations before ``k`` read the name (from the messages before them, shared),
+      ``loop.last`` (false for them in both) and ``found``, which a new final turns true for the
+      tool-call turns between the old final and ``k``: only those with analysis render
+      differently, and :meth:`keeps` is false when one lies there (the whole render then rewrites
+      that turn: ``None``).
+    - Point 2: the anchors are ``messages[0]`` and ``M``, the last assistant turn of ``A``, when
+      it lies between them and the run (``k`` itself, the run's start, is in the window).  A
+      tool message at ``j >= k`` takes its name from the last assistant turn before ``j``: one
+      in the window's run, or ``M``, in the window as in the conversation.  A tool-call turn at ``j >= k`` has ``found`` true exactly when a final
+      follows it, and every message after it is in the window.  ``M`` itself is followed by no
+      final before ``k`` (it is the last assistant turn), so its ``found`` is the same in each
+      window as in its conversation: ``P_A == P_B`` whenever the iterations before ``k`` render
+      the same (point 1).  ``loop.last`` and ``add_generation_prompt`` are the conversation's.
+      A first message that is a tool-call turn (the loop starting at it, ``found`` over finals
+      the window does not hold) is not followed: :meth:`start` gives ``None``.
+    """
+
+    __slots__ = ()
+
+    def start(self, messages: Sequence[Any]) -> Any:
+        first = messages[0] if messages else None
+        if type(first) is dict and first.get("role", MISSING) == "assistant" and "tool_calls" in first:
+            return None
+        return self.advance((-1, -1, -1), messages, 0)
+
+    def advance(self, state: Any, messages: Sequence[Any], n: int) -> Any:
+        final, analysis, last = state
+        for index in range(n, len(messages)):
+            message = messages[index]
+            if type(message) is not dict or message.get("role", MISSING) != "assistant":
+                continue
+            last = index
+            if "tool_calls" in message:  # L273: a tool-call turn
+                if analysis < 0 and (message.get("content", MISSING) or message.get("thinking", MISSING)):
+                    analysis = index  # L291-294: analysis written while no final follows
+            else:
+                final, analysis = index, -1
+        return (final, analysis, last)
+
+    def keeps(self, old: Any, new: Any, k: int) -> bool:
+        return old[0] == new[0] or old[1] < 0 or old[1] >= k
+
+    def anchors(self, old: Any, start: int) -> tuple[int, ...]:
+        head = tuple(range(min(self.head, start)))
+        last = old[2]
+        return head + (last,) if len(head) <= last < start else head
+
+
 #: The messages before the loop and the look-behind of each family (the proofs: each rule's
 #: docstring and the comments here).
 #:
@@ -441,6 +505,7 @@ RULES: dict[str, Rule] = {
     "deepseek-v3": FlagsRule(head=1, lookbehind=0, calls="none"),
     "deepseek-v3.1": ResetFlagsRule(head=1, lookbehind=0, outputs=False),
     "deepseek-r1-0528-qwen3": ResetFlagsRule(head=1, lookbehind=0, outputs=True),
+    "gpt-oss": FinalRule(head=1, lookbehind=0),
     "qwen3-instruct-2507": _LOCAL_1,
     "qwen2.5-instruct": _LOCAL_1,
     "qwen2.5-instruct-2024-09": _LOCAL_1,
