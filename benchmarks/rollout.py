@@ -37,6 +37,7 @@ previous length (4.0 is linear for lengths four times apart).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from datetime import datetime
 from typing import Any
@@ -53,10 +54,15 @@ FORMATS = ("qwen3-thinking-2507", "qwen3-instruct-2507", "llama-3.2-vision-2024-
 RENDERERS = {"qwen3-thinking-2507": "qwen3", "qwen3-instruct-2507": "qwen3"}
 
 
-def call(i: int, reasoning: bool) -> dict[str, Any]:
+def call(i: int, reasoning: bool, text_arguments: bool = False) -> dict[str, Any]:
+    """The ``i``-th tool call; with ``text_arguments`` its arguments are JSON text (the DeepSeek
+    templates concatenate them to a string)."""
+    arguments: Any = {"query": f"step {i} of the plan"}
+    if text_arguments:
+        arguments = json.dumps(arguments)
     message: dict[str, Any] = {"role": "assistant", "content": "", "tool_calls": [{
         "id": f"call_{i}", "type": "function",
-        "function": {"name": "search", "arguments": {"query": f"step {i} of the plan"}}}]}
+        "function": {"name": "search", "arguments": arguments}}]}
     if reasoning:
         message["reasoning_content"] = f"Step {i}: I should search for more about the topic."
     return message
@@ -72,7 +78,7 @@ def rollout(name: str, turns: int) -> tuple[list[Any], list[dict[str, Any]], lis
     reasoning = "thinking" in name
     first = [{"role": "system", "content": "You are a research agent."},
              {"role": "user", "content": "Find out about the topic, step by step."}]
-    sampled = [call(i, reasoning) for i in range(turns - 1)]
+    sampled = [call(i, reasoning, name.startswith("deepseek")) for i in range(turns - 1)]
     new = [[result(i)] for i in range(turns - 1)]
     return first, sampled, new
 

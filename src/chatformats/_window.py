@@ -309,6 +309,72 @@ class FlagsRule(Rule):
 _FLAG_BACK = 8
 
 
+class ResetFlagsRule(FlagsRule):
+    """DeepSeek-V3.1 (``ports/deepseek_v3_1.py``) and DeepSeek-R1-0528-Qwen3
+    (``ports/deepseek_r1_0528_qwen3.py``): the header is ``bos_token`` and every system
+    message's content joined (the pre-pass's only reading of the messages), and the loop's flags
+    are reset by the turns themselves:
+
+    - ``ns.is_last_user`` and ``ns.is_tool``: every user, assistant or tool message sets both (a
+      user message ``True, False``; an assistant turn, with tool calls or without, ``False,
+      False``; a tool message ``False, True``), any other role leaves them: they are functions of
+      the last user, assistant or tool message before an iteration;
+    - ``ns.is_first``: set to ``False`` by each user turn and by each tool-call turn (``tool_calls``
+      defined and not ``None``) before that turn's call loop reads it, and read nowhere else: it
+      carries nothing from one message to the next;
+    - R1-0528-Qwen3's ``ns.is_output_first`` (:attr:`outputs`): set to ``True`` by each tool-call
+      turn, cleared by each tool message, read by a tool message: ``False`` before iteration
+      ``j`` exactly when a tool message lies between the last tool-call turn before ``j`` (or the
+      conversation's start) and ``j``.  V3.1 has no such flag.
+
+    The state is ``(the last tool-call turn, the first tool message after it)``, ``-1`` for none.
+
+    - Point 1: the flags before ``k`` are functions of the messages before it, which ``A`` and
+      ``B`` share, and the header changes only with a system message, which a new message that is
+      one makes the rule give up on (:meth:`advance`): :meth:`keeps` is true.
+    - Point 2: the window's run starts at the last user, assistant or tool message ``s`` before
+      ``k`` (:meth:`start_at`), so ``ns.is_last_user`` and ``ns.is_tool`` hold at ``k`` what they
+      hold in the whole conversation.  For ``ns.is_output_first``: when the last tool-call turn
+      ``c`` of ``A`` lies at or after ``s``, it is in the window, and every message from it to
+      ``k`` too (at ``c == k`` the turn sets the flag before anything reads it); when ``c < s``,
+      no tool-call turn lies in the run before ``k``, and the anchors are ``c`` and the first tool
+      message ``t`` after it (when below ``s``): in the window, as in the conversation, the last
+      tool-call turn before ``k`` is ``c`` (``messages[0]``, an anchor, lies before it or is
+      it) and a tool message lies between it and ``k`` exactly when ``t < k``.  An iteration
+      reads its message, these flags and ``thinking`` (V3.1), no neighbour and not
+      ``loop.last``; the generation prompt reads the two role flags after the last message,
+      which both windows hold.
+    """
+
+    __slots__ = ("outputs",)
+
+    def __init__(self, head: int, lookbehind: int, outputs: bool) -> None:
+        super().__init__(head, lookbehind, "reset")
+        self.outputs = outputs  # whether the loop carries ns.is_output_first (R1-0528-Qwen3)
+
+    def advance(self, state: Any, messages: Sequence[Any], n: int) -> Any:
+        last_call, first_output = state
+        for index in range(n, len(messages)):
+            message = messages[index]
+            role = message.get("role", MISSING) if type(message) is dict else MISSING
+            if role == "system" and n:  # a new system message: the header changes
+                return None
+            if role == "assistant":
+                calls = message.get("tool_calls", MISSING)
+                if calls is not MISSING and calls is not None:  # the tool-call block
+                    last_call, first_output = index, -1
+            elif role == "tool" and first_output < 0:
+                first_output = index
+        return (last_call, first_output)
+
+    def anchors(self, old: Any, start: int) -> tuple[int, ...]:
+        head = tuple(range(min(self.head, start)))
+        last_call, first_output = old
+        if not self.outputs or last_call >= start:
+            return head
+        return head + tuple(i for i in (last_call, first_output) if len(head) <= i < start)
+
+
 class MiniCPMRule(QueryRule):
     """MiniCPM-V 4.6 (``ports/minicpm_v4_6_thinking.py``): the reversed scan stops at the last
     user message whose rendered content (the ``render_content`` macro, stripped) is not wrapped
@@ -334,6 +400,70 @@ class MiniCPMRule(QueryRule):
 
     def reasoning(self, message: Any) -> bool | None:
         return type(message) is dict and message.get("role", MISSING) == "assistant"
+
+
+class FinalRule(Rule):
+    """gpt-oss (``ports/gpt_oss.py``): the system block reads the variables and the tools, the
+    developer block ``messages[0]`` (when it is a developer or system message the loop starts
+    after it); the pre-pass finds ``future_final``, the last assistant message without a
+    ``tool_calls`` key (a *final*); the loop carries ``last_tool_call.name``.  An iteration reads:
+
+    - a tool-call turn (an assistant message with the key): ``found`` (a final lies after it),
+      which drops its analysis (a true ``content`` or ``thinking``) when true; it sets the name;
+    - any other assistant turn: ``loop.last`` and ``add_generation_prompt`` (the ``<|return|>``
+      branch, which leaves the name), else it clears the name;
+    - a tool message: the name (none: the template raises); a user message: nothing else.
+
+    The state is ``(the last final, the first tool-call turn after it with analysis, the last
+    assistant turn)``, ``-1`` for none: the last assistant turn before an iteration decides the
+    name (a tool-call turn sets it, a final that is not last clears it).  The look-behind is 0.
+
+    - Point 1: the iterations before ``k`` read the name (from the messages before them, shared),
+      ``loop.last`` (false for them in both) and ``found``, which a new final turns true for the
+      tool-call turns between the old final and ``k``: only those with analysis render
+      differently, and :meth:`keeps` is false when one lies there (the whole render then rewrites
+      that turn: ``None``).
+    - Point 2: the anchors are ``messages[0]`` and ``M``, the last assistant turn of ``A``, when
+      it lies between them and the run (``k`` itself, the run's start, is in the window).  A
+      tool message at ``j >= k`` takes its name from the last assistant turn before ``j``: one
+      in the window's run, or ``M``, in the window as in the conversation.  A tool-call turn at ``j >= k`` has ``found`` true exactly when a final
+      follows it, and every message after it is in the window.  ``M`` itself is followed by no
+      final before ``k`` (it is the last assistant turn), so its ``found`` is the same in each
+      window as in its conversation: ``P_A == P_B`` whenever the iterations before ``k`` render
+      the same (point 1).  ``loop.last`` and ``add_generation_prompt`` are the conversation's.
+      A first message that is a tool-call turn (the loop starting at it, ``found`` over finals
+      the window does not hold) is not followed: :meth:`start` gives ``None``.
+    """
+
+    __slots__ = ()
+
+    def start(self, messages: Sequence[Any]) -> Any:
+        first = messages[0] if messages else None
+        if type(first) is dict and first.get("role", MISSING) == "assistant" and "tool_calls" in first:
+            return None
+        return self.advance((-1, -1, -1), messages, 0)
+
+    def advance(self, state: Any, messages: Sequence[Any], n: int) -> Any:
+        final, analysis, last = state
+        for index in range(n, len(messages)):
+            message = messages[index]
+            if type(message) is not dict or message.get("role", MISSING) != "assistant":
+                continue
+            last = index
+            if "tool_calls" in message:  # L273: a tool-call turn
+                if analysis < 0 and (message.get("content", MISSING) or message.get("thinking", MISSING)):
+                    analysis = index  # L291-294: analysis written while no final follows
+            else:
+                final, analysis = index, -1
+        return (final, analysis, last)
+
+    def keeps(self, old: Any, new: Any, k: int) -> bool:
+        return old[0] == new[0] or old[1] < 0 or old[1] >= k
+
+    def anchors(self, old: Any, start: int) -> tuple[int, ...]:
+        head = tuple(range(min(self.head, start)))
+        last = old[2]
+        return head + (last,) if len(head) <= last < start else head
 
 
 #: The messages before the loop and the look-behind of each family (the proofs: each rule's
@@ -373,6 +503,9 @@ RULES: dict[str, Rule] = {
     "deepseek-r1-distill": FlagsRule(head=1, lookbehind=0, calls="none"),
     "deepseek-r1-distill-2025-01": FlagsRule(head=1, lookbehind=0, calls="none"),
     "deepseek-v3": FlagsRule(head=1, lookbehind=0, calls="none"),
+    "deepseek-v3.1": ResetFlagsRule(head=1, lookbehind=0, outputs=False),
+    "deepseek-r1-0528-qwen3": ResetFlagsRule(head=1, lookbehind=0, outputs=True),
+    "gpt-oss": FinalRule(head=1, lookbehind=0),
     "qwen3-instruct-2507": _LOCAL_1,
     "qwen2.5-instruct": _LOCAL_1,
     "qwen2.5-instruct-2024-09": _LOCAL_1,
