@@ -41,6 +41,7 @@ __all__ = [
     "is_mapping",
     "is_iterable",
     "need_str",
+    "need_str_at",
     "concat_error",
     "namespace",
     "think_split",
