@@ -167,8 +167,8 @@ def render_r1(messages: Sequence[Any], variables: Mapping[str, Any], generation_
                 extend((OUTPUTS_END, content))
                 is_tool = False
             else:
-                content = need_str_at(split_think(message.get("content", _missing), index, last=True),
-                                      index)
+                content = need_str_at(
+                    split_think(message.get("content", _missing), index, last=True), index)
                 if spans is not None:
                     spans.open(after=ASSISTANT)
                     spans.fields(index, ".content")

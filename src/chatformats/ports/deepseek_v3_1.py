@@ -186,7 +186,8 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                 content = need_str_at(message.get("content", _missing), index)  # content as is
                 is_tool = False
             else:
-                content = need_str_at(split_think(message.get("content", _missing), index, last=False), index)
+                content = need_str_at(
+                    split_think(message.get("content", _missing), index, last=False), index)
             if spans is not None:
                 spans.values(index)
             emit(content)  # content + '<｜end▁of▁sentence｜>'
