@@ -186,6 +186,26 @@ def test_need_str(v):
     same(jinja("{{ v + 'a' }}", v=v), ours(lambda: J.need_str(v, "v") + "a"))
 
 
+@given(values, st.integers(0, 20), st.sampled_from([".content", ".thinking", ".tool_calls[0].id"]))
+@example("x", 3, ".content")
+@example(None, 3, ".content")
+@example(J.MISSING, 0, ".thinking")
+def test_need_str_at_is_need_str_with_the_message_path(v, index, field):
+    """The fast variant: the same value or the same failure, its message naming the same path."""
+    path = f"messages[{index}]{field}"
+    try:
+        expected: Any = J.need_str(v, path)
+    except ChatFormatError as exc:
+        expected = (type(exc), str(exc))
+    try:
+        got: Any = J.need_str_at(v, index, field)
+    except ChatFormatError as exc:
+        got = (type(exc), str(exc))
+    assert got == expected
+    if type(v) is not str:
+        assert path in got[1]
+
+
 _THINK_SPLIT = (
     "{%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}"
     "{%- set content = content.split('</think>')[-1].lstrip('\\n') %}"

@@ -41,6 +41,7 @@ __all__ = [
     "is_mapping",
     "is_iterable",
     "need_str",
+    "need_str_at",
     "concat_error",
     "namespace",
     "think_split",
@@ -313,6 +314,16 @@ def need_str(value: Any, path: str) -> str:
     if type(value) is str:
         return value
     raise concat_error(value, path)
+
+
+def need_str_at(value: Any, index: int, field: str = ".content") -> str:
+    """``'text' + messages[index]<field>``: :func:`need_str` for a message's field, the path
+    (``messages[3].content``) built only when it fails.  The message loops' fast path: an
+    f-string path per message, built for an error that almost never comes, was a sixth of
+    ``deepseek-r1``'s render of the ``chat_100`` workload (``benchmarks/results/speed.md``)."""
+    if type(value) is str:
+        return value
+    raise concat_error(value, f"messages[{index}]{field}")
 
 
 def namespace(variables: Mapping[str, Any]) -> None:

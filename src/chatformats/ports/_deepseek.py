@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .._jinja import MISSING, contains, need_str
+from .._jinja import MISSING, contains, need_str_at
 from ..errors import TemplateTypeError, UndefinedValueError
 
 #: The literal between two system messages (``'\n\n'``).
@@ -29,23 +29,29 @@ def system_prompt(messages: Sequence[Any]) -> tuple[str, tuple[int, ...]]:
     indices: list[int] = []
     for index, message in enumerate(messages):
         if type(message) is dict and message.get("role", MISSING) == "system":
-            parts.append(need_str(message.get("content", MISSING), f"messages[{index}].content"))
+            parts.append(need_str_at(message.get("content", MISSING), index))
             indices.append(index)
     return JOIN.join(parts), tuple(indices)
 
 
-def split_think(content: Any, path: str, last: bool) -> Any:
-    """``{% if '</think>' in content %}{% set content = content.split('</think>'...)[...] %}``:
-    what follows the last ``</think>`` of a string (``last``: ``split('</think>')[-1]``) or its
-    first (``split('</think>', 1)[1]``); ``content`` itself when it holds none.
+def split_think(content: Any, index: int, last: bool) -> Any:
+    """``{% if '</think>' in content %}{% set content = content.split('</think>'...)[...] %}``
+    on ``messages[index]['content']``: what follows the last ``</think>`` of a string (``last``:
+    ``split('</think>')[-1]``) or its first (``split('</think>', 1)[1]``); ``content`` itself
+    when it holds none.  A string takes one ``partition``, and the path
+    (``messages[3].content``) is built only for a failure.
 
     ``in`` is Python's (a list's item, a dict's key); such a list or dict has no ``split``
     attribute (undefined, which cannot be called), unless the dict has a ``split`` key (its value,
     which no JSON value makes callable); ``None`` and numbers fail the ``in``."""
+    if type(content) is str:
+        if last:
+            return content.rpartition(THINK_CLOSE)[2]
+        _, found, after = content.partition(THINK_CLOSE)
+        return after if found else content
+    path = f"messages[{index}].content"
     if not contains(content, THINK_CLOSE, path):
         return content
-    if type(content) is str:
-        return content.rpartition(THINK_CLOSE)[2] if last else content.partition(THINK_CLOSE)[2]
     if type(content) is dict and "split" in content:
         value = content["split"]
         raise TemplateTypeError(f"{path}.split is {type(value).__name__}: "

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, concat_error, item, iterate, namespace, need_str, to_str
+from .._jinja import MISSING, concat_error, item, iterate, namespace, need_str, need_str_at, to_str
 from .._spans import Recorder
 from ._deepseek import JOIN, split_think, system_prompt
 
@@ -111,7 +111,7 @@ def render_r1(messages: Sequence[Any], variables: Mapping[str, Any], generation_
         role = message.get("role", _missing) if type(message) is dict else _missing
         if role == "user":
             is_tool = False
-            content = need_str(message.get("content", _missing), f"messages[{index}].content")
+            content = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             extend((USER, content))  # '<｜User｜>' + message['content']
@@ -134,7 +134,7 @@ def render_r1(messages: Sequence[Any], variables: Mapping[str, Any], generation_
                                 CALL_END))
                     else:
                         # '<｜Assistant｜>' + message['content'] + ...: the content first
-                        text = need_str(content, f"messages[{index}].content")
+                        text = need_str_at(content, index)
                         kind, name, arguments = call_values(tool, path)
                         if spans is not None:
                             spans.open(after=ASSISTANT)
@@ -158,18 +158,17 @@ def render_r1(messages: Sequence[Any], variables: Mapping[str, Any], generation_
 
         # role == 'assistant' and 'tool_calls' not in message
         if role == "assistant" and "tool_calls" not in message:
-            path = f"messages[{index}].content"
             if is_tool:
                 # '<｜tool▁outputs▁end｜>' + message['content'] + '<｜end▁of▁sentence｜>'
-                content = need_str(message.get("content", _missing), path)
+                content = need_str_at(message.get("content", _missing), index)
                 if spans is not None:
                     spans.open(after=OUTPUTS_END)
                     spans.fields(index, ".content")
                 extend((OUTPUTS_END, content))
                 is_tool = False
             else:
-                content = need_str(split_think(message.get("content", _missing), path, last=True),
-                                   path)
+                content = need_str_at(
+                    split_think(message.get("content", _missing), index, last=True), index)
                 if spans is not None:
                     spans.open(after=ASSISTANT)
                     spans.fields(index, ".content")
@@ -180,7 +179,7 @@ def render_r1(messages: Sequence[Any], variables: Mapping[str, Any], generation_
 
         if role == "tool":
             is_tool = True
-            content = need_str(message.get("content", _missing), f"messages[{index}].content")
+            content = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             if is_output_first:

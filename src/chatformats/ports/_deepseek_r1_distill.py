@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, iterate, namespace, need_str, to_str
+from .._jinja import MISSING, iterate, namespace, need_str_at, to_str
 from .._spans import Recorder
 from ._deepseek import split_think
 from ._deepseek_r1 import (
@@ -78,7 +78,7 @@ def render_distill(messages: Sequence[Any], variables: Mapping[str, Any], genera
         role = message.get("role", _missing) if type(message) is dict else _missing
         if role == "user":
             is_tool = False
-            text = need_str(message.get("content", _missing), f"messages[{index}].content")
+            text = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             extend((USER, text))  # '<｜User｜>' + message['content']
@@ -106,17 +106,16 @@ def render_distill(messages: Sequence[Any], variables: Mapping[str, Any], genera
 
         # role == 'assistant' and message['content'] is not none
         if role == "assistant" and content is not None:
-            path = f"messages[{index}].content"
             if is_tool:
                 # '<｜tool▁outputs▁end｜>' + message['content'] + '<｜end▁of▁sentence｜>'
-                text = need_str(content, path)
+                text = need_str_at(content, index)
                 if spans is not None:
                     spans.open(after=OUTPUTS_END)
                     spans.fields(index, ".content")
                 extend((OUTPUTS_END, text))
                 is_tool = False
             else:
-                text = need_str(split_think(content, path, last=True), path)
+                text = need_str_at(split_think(content, index, last=True), index)
                 if spans is not None:
                     spans.open(after=ASSISTANT)
                     spans.fields(index, ".content")
@@ -127,7 +126,7 @@ def render_distill(messages: Sequence[Any], variables: Mapping[str, Any], genera
 
         if role == "tool":
             is_tool = True
-            text = need_str(message.get("content", _missing), f"messages[{index}].content")
+            text = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             if is_output_first:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, attr, item, iterate, need_str, to_str, tojson
+from .._jinja import MISSING, attr, item, iterate, need_str, need_str_at, to_str, tojson
 from .._spans import Recorder
 
 #: L6, L18: the default system prompt.
@@ -86,7 +86,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], tools_tail: st
         # L22: user, a system message that is not first, an assistant message without calls
         if role == "user" or (role == "system" and index != 0) or (
                 role == "assistant" and not message.get("tool_calls", MISSING)):
-            content = need_str(message.get("content", MISSING), f"messages[{index}].content")  # L23
+            content = need_str_at(message.get("content", MISSING), index)  # L23
             if role == "assistant":
                 if spans is not None:  # generated: what follows the header
                     spans.message(index, opens=GENERATION_PROMPT)
@@ -106,7 +106,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], tools_tail: st
                 spans.open(after="\n")
             content = message.get("content", MISSING)
             if content:  # L26-27
-                content = need_str(content, f"messages[{index}].content")
+                content = need_str_at(content, index)
                 emit("\n")
                 if spans is not None:
                     spans.field(index, ".content")

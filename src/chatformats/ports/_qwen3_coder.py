@@ -30,7 +30,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from .._jinja import (
-    MISSING, attr, is_iterable, item, items, iterate, length, need_str, to_str, tojson, trim,
+    MISSING, attr, is_iterable, item, items, iterate, length, need_str, need_str_at, to_str, tojson,
+    trim,
 )
 from .._spans import Recorder
 
@@ -273,7 +274,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], functions_head
                 spans.close(after="<|im_end|>")
             emit("<|im_end|>\n")  # L96
         elif role == "user" or role == "system" or role == "assistant":  # L97
-            content = need_str(message.get("content", MISSING), f"messages[{index}].content")  # L98
+            content = need_str_at(message.get("content", MISSING), index)  # L98
             if role == "assistant":
                 if spans is not None:  # generated: what follows the header
                     spans.message(index, opens=GENERATION_PROMPT)

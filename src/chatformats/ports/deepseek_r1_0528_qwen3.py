@@ -25,7 +25,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, item, iterate, namespace, need_str, to_str
+from .._jinja import MISSING, item, iterate, namespace, need_str_at, to_str
 from .._spans import Recorder
 from ._deepseek import JOIN, split_think, system_prompt
 from ._deepseek_r1 import (
@@ -72,18 +72,17 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     for index, message in enumerate(messages):  # L3
         content = item(message, "content")  # L3: set content = message['content']
         role = message.get("role", _missing) if type(message) is dict else _missing
-        path = f"messages[{index}].content"
         if role == "user":  # L3
             is_tool = False
             is_first = False
             is_last_user = True
-            text = need_str(content, path)
+            text = need_str_at(content, index)
             if spans is not None:
                 spans.fields(index, ".content")
             extend((USER, text, _ASSISTANT))  # '<｜User｜>' + content + '<｜Assistant｜>'
 
         if role == "assistant":  # L3: the split, for every assistant message
-            content = split_think(content, path, last=True)
+            content = split_think(content, index, last=True)
 
         tool_calls = message.get("tool_calls", _missing) if role == "assistant" else _missing
         # L3: role == 'assistant' and tool_calls is defined and tool_calls is not none
@@ -108,7 +107,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                             spans.line(*call_sources(call_path))
                         extend((CALLS_BEGIN, kind, SEP, name, JSON_OPEN, arguments, CALL_END))
                     else:  # L6-9: content + '...': the content first
-                        text = need_str(content, path)
+                        text = need_str_at(content, index)
                         kind, name, arguments = call_values(tool, call_path)
                         if spans is not None:
                             spans.values(index, *call_sources(call_path))
@@ -126,7 +125,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         # L13: role == 'assistant' and (tool_calls is not defined or tool_calls is none)
         if role == "assistant" and (tool_calls is _missing or tool_calls is None):
             is_last_user = False
-            text = need_str(content, path)
+            text = need_str_at(content, index)
             if is_tool:
                 # '<｜tool▁outputs▁end｜>' + content + '<｜end▁of▁sentence｜>'
                 if spans is not None:
@@ -146,7 +145,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         if role == "tool":  # L13-14
             is_last_user = False
             is_tool = True
-            text = need_str(content, path)
+            text = need_str_at(content, index)
             if spans is not None:
                 spans.fields(index, ".content")
             if is_output_first:

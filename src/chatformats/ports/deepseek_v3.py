@@ -25,7 +25,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, iterate, namespace, need_str, to_str
+from .._jinja import MISSING, iterate, namespace, need_str_at, to_str
 from .._spans import Recorder
 from ._deepseek import JOIN, system_prompt
 from ._deepseek_r1 import (
@@ -73,7 +73,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         role = message.get("role", _missing) if type(message) is dict else _missing
         if role == "user":  # L3
             is_tool = False
-            text = need_str(message.get("content", _missing), f"messages[{index}].content")
+            text = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             extend((USER, text))  # '<｜User｜>' + message['content']
@@ -101,7 +101,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
 
         # L10: role == 'assistant' and message['content'] is not none
         if role == "assistant" and content is not None:
-            text = need_str(content, f"messages[{index}].content")
+            text = need_str_at(content, index)
             if is_tool:
                 # '<｜tool▁outputs▁end｜>' + message['content'] + '<｜end▁of▁sentence｜>'
                 if spans is not None:
@@ -121,7 +121,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
 
         if role == "tool":  # L10-11
             is_tool = True
-            text = need_str(message.get("content", _missing), f"messages[{index}].content")
+            text = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             if is_output_first:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, concat_error, item, iterate, namespace, need_str, to_str
+from .._jinja import MISSING, concat_error, item, iterate, namespace, need_str_at, to_str
 from .._record import Record, setters
 from .._spans import Recorder
 from ._deepseek import JOIN as _JOIN, split_think, system_prompt
@@ -121,7 +121,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             is_tool = False
             is_first = False
             is_last_user = True
-            content = need_str(message.get("content", _missing), f"messages[{index}].content")
+            content = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             extend((_USER, content))  # '<｜User｜>' + message['content']
@@ -150,7 +150,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
                         extend((_CALLS_BEGIN, name, _SEP, arguments, _CALL_END))
                     else:
                         # message['content'] + '...': the content is added first
-                        text = need_str(content, f"messages[{index}].content")
+                        text = need_str_at(content, index)
                         name, arguments = _call(tool, f"{calls_path}[{k}]")
                         if spans is not None:
                             spans.values(index, f"{calls_path}[{k}].function.name",
@@ -182,12 +182,12 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
             elif spans is not None:
                 spans.open()
             is_last_user = False
-            path = f"messages[{index}].content"
             if is_tool:
-                content = need_str(message.get("content", _missing), path)  # content as is
+                content = need_str_at(message.get("content", _missing), index)  # content as is
                 is_tool = False
             else:
-                content = need_str(split_think(message.get("content", _missing), path, last=False), path)
+                content = need_str_at(
+                    split_think(message.get("content", _missing), index, last=False), index)
             if spans is not None:
                 spans.values(index)
             emit(content)  # content + '<｜end▁of▁sentence｜>'
@@ -198,7 +198,7 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
         if role == "tool":  # L3: the tool block
             is_last_user = False
             is_tool = True
-            content = need_str(message.get("content", _missing), f"messages[{index}].content")
+            content = need_str_at(message.get("content", _missing), index)
             if spans is not None:
                 spans.fields(index, ".content")
             extend((_OUTPUT_BEGIN, content, _OUTPUT_END))
