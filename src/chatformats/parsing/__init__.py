@@ -133,6 +133,7 @@ class ResponseParser:
         self._tool_calls: list[Any] = []
         self._scanner = Scanner(name, g.STATES if self.strict else g.RECOVER, g.START,
                                 self._on_close)
+        self._scanner.report_ignored = not self.strict
         self._error: ParseError | None = None
         self._closed = False
         self.final_events: list[dict[str, Any]] = []
@@ -153,6 +154,18 @@ class ResponseParser:
     def diagnostics(self) -> list[dict[str, Any]]:
         """What the recovering reading recovered so far (see :class:`ParsedMessage`)."""
         return self._scanner.diagnostics
+
+    @property
+    def spans(self) -> list[tuple[int, int, str, Any]]:
+        """Where each character read so far went: ``(start, end, kind, what)`` in completion
+        offsets (negative: the prefix's part of the turn), in order, together covering every
+        character passed: ``kind`` ``"marker"`` (``what``: the control string), ``"region"``
+        (``what``: ``(field, text, value)``, the text a region read and its value, a
+        :class:`._scan.Outcome` where the recovering reading split it), ``"space"`` (the
+        whitespace between a format's structures) or ``"ignored"`` (text after the end of the
+        turn; the recovering reading reports it as an ``after-end`` diagnostic).  The law
+        "nothing is lost" (docs/parsing.md) is checked on it."""
+        return self._scanner.spans
 
     @property
     def work(self) -> int:
