@@ -91,6 +91,21 @@ def grammar(name: Any) -> Any:
     return load_grammar(family(name))
 
 
+def syntax(name: Any) -> tuple[str, ...]:
+    """The strings format ``name``'s parser may read without putting them in the message: the
+    control strings of both its tables (markers and leads), its assistant header, and the
+    syntax its call bodies declare (``SYNTAX``: the envelope of a call, such as ``"name"`` and
+    ``:``).  Whitespace is syntax too.  "Nothing is lost" (docs/parsing.md) is stated with
+    these."""
+    g = grammar(name)
+    out: set[str] = set(g.ANCHOR if isinstance(g.ANCHOR, tuple) else (g.ANCHOR,))
+    for table in (g.STATES, g.RECOVER):
+        for state in table.values():
+            out.update(lit for lit, _, _ in state.markers + state.leads)
+    out.update(getattr(g, "SYNTAX", ()))
+    return tuple(sorted(out))
+
+
 def response_template(name: Any) -> dict[str, Any]:
     """A copy of format ``name``'s transformers ``response_template`` (formats that share a
     grammar share it); ``get_format(name).response_template`` is the same."""

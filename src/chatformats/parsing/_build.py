@@ -33,7 +33,7 @@ class Grammar:
     """A format's parsing tables: ``STATES`` (the exact reading), ``RECOVER`` (the recovering
     one), ``START``, ``ANCHOR`` (the assistant header), ``NAME`` (for messages)."""
 
-    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "description")
+    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "SYNTAX", "description")
 
     def __init__(self, name: str, anchor: str, states: dict[str, State],
                  recover: dict[str, State], start: str, description: Any = None,
@@ -46,6 +46,8 @@ class Grammar:
         # How ``tools`` convert the arguments (``_cast``: ``tools -> caster or None``); None:
         # transformers' cast, as for every format.
         self.CAST = cast
+        # What a call body reads as syntax (its envelope): ``BODY_SYNTAX`` of the body.
+        self.SYNTAX = BODY_SYNTAX[description["calls"]["body"]] if description else ()
         self.description = description
 
 
@@ -186,6 +188,17 @@ BODIES = {
     "xml": (_xml_exact, _xml_recover, "\n<function="),
     # GLM-4.5: NAME, then <arg_key>KEY</arg_key> <arg_value>VALUE</arg_value> pairs.
     "glm": (_glm_exact, _glm_recover, ""),
+}
+
+
+#: Each body's syntax: what its readers consume without putting it in a call (beside
+#: whitespace): the JSON envelope (the keys the recovering reading reads, the separators between
+#: calls of one block), or the XML / GLM tags.
+BODY_SYNTAX = {
+    "json": _json.SYNTAX,
+    "json_string": _json.SYNTAX,
+    "xml": ("<function=", ">", "</function>", "<parameter=", "</parameter>"),
+    "glm": ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
 }
 
 

@@ -71,6 +71,12 @@ def function_call(fmt: str, obj: Any, text: str, key: str = "arguments",
     return {"type": "function", "function": obj}
 
 
+#: What reading a JSON tool call consumes without putting it in the call (beside whitespace):
+#: the envelope of :func:`recover_call` (its keys, braces, quotes, separators) and the
+#: separators between calls of one block (:func:`._recover.json_calls`).
+SYNTAX = ("{", "}", '"', ":", ",", ";", '"name"', '"arguments"', '"parameters"')
+
+
 def recover_call(obj: Any, strings: bool = False) -> tuple[dict[str, Any] | None, list[str]]:
     """The recovering reading of a decoded tool call ``obj``: ``(call, notes)``, or ``(None,
     notes)`` when ``obj`` is no call (then its text is content).

@@ -113,11 +113,16 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
     if end < 0:
         notes.append(("unclosed", len(raw), "a call without </function>"))
     arguments: dict[str, str] = {}
+    # Text of the body outside its parameters (and a parameter without its ">"): content.
+    outside: list[str] = []
+    last = 0
     for m in _PARAMETER.finditer(body):
         text = m.group(1)
         key_end = text.find(">")
         if key_end < 0:
             continue
+        outside.append(body[last:m.start()])
+        last = m.end()
         value = text[key_end + 1:]
         value = value[1:] if value.startswith("\n") else value
         value = value[:-1] if value.endswith("\n") else value
@@ -125,12 +130,19 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
             notes.append(("missing-close", name_end + 1 + m.start(),
                           f"parameter {text[:key_end][:40]!r} without </parameter>"))
         arguments[text[:key_end]] = value
+    outside.append(body[last:])
     parts: list[tuple[str, Any]] = [
         ("tool_calls", [{"type": "function", "function": {"name": name, "arguments": arguments}}])]
+    inside = "".join(t for t in outside if t.strip())
+    if inside:
+        notes.append(("stray-text", name_end + 1, "text inside a call outside its parameters "
+                                                  "kept as content"))
     rest = raw[end + len("</function>"):] if end >= 0 else ""
     if rest.strip():
         notes.append(("stray-text", end, "text after </function> kept as content"))
-        parts.append(("content", rest.strip("\n")))
+    rest = (inside + rest).strip("\n") if rest.strip() or inside else ""
+    if rest:
+        parts.append(("content", rest))
     return Outcome(parts, notes)
 
 
