@@ -113,7 +113,10 @@ def _xml_exact(fmt: str) -> Any:
             if _PARAMETER in value:  # a value never holds one: its </parameter> is missing
                 pos = key_end + 2 + value.index(_PARAMETER)
                 raise fail(repr(_PARAMETER_END) + " before the next parameter")
-            arguments[raw[pos + len(_PARAMETER):key_end]] = value
+            key = raw[pos + len(_PARAMETER):key_end]
+            if key in arguments:  # the template writes a mapping: each key once
+                raise fail(f"a parameter {excerpt(key)} given once")
+            arguments[key] = value
             pos = value_end + len(_PARAMETER_END)
         if raw[pos:] != _FUNCTION_END:
             raise fail(f"{_PARAMETER!r} or {_FUNCTION_END!r} ending the call")
@@ -160,7 +163,10 @@ def _glm_exact(fmt: str) -> Any:
             if value_end < 0:
                 pos = value_at
                 raise fail(repr(_VALUE_CLOSE))
-            arguments[raw[pos + len(_KEY):key_end]] = raw[value_at:value_end]
+            key = raw[pos + len(_KEY):key_end]
+            if key in arguments:  # the template writes a mapping: each key once
+                raise fail(f"an argument {excerpt(key)} given once")
+            arguments[key] = raw[value_at:value_end]
             pos = value_end + len(_VALUE_CLOSE)
         if raw[pos:] != "\n":
             raise fail("'\\n<arg_key>' or '\\n' ending the call")

@@ -129,7 +129,7 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
         if not m.group(2):
             notes.append(("missing-close", name_end + 1 + m.start(),
                           f"parameter {text[:key_end][:40]!r} without </parameter>"))
-        arguments[text[:key_end]] = value
+        _put(arguments, text[:key_end], value, notes, name_end + 1 + m.start())
     outside.append(body[last:])
     parts: list[tuple[str, Any]] = [
         ("tool_calls", [{"type": "function", "function": {"name": name, "arguments": arguments}}])]
@@ -144,6 +144,17 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
     if rest:
         parts.append(("content", rest))
     return Outcome(parts, notes)
+
+
+def _put(arguments: dict[str, str], key: str, value: str, notes: list[tuple[str, int, str]],
+         at: int) -> None:
+    """``arguments[key] = value``; a key given twice keeps its last value, as vLLM's parsers
+    do, and the value it replaces is quoted by a ``duplicate-argument`` diagnostic (nothing is
+    lost)."""
+    if key in arguments:
+        notes.append(("duplicate-argument", at, f"argument {key!r} given twice: the earlier "
+                                                f"value {arguments[key]!r} replaced"))
+    arguments[key] = value
 
 
 _ARG_KEY, _ARG_KEY_END, _ARG_VALUE, _ARG_VALUE_END = ("<arg_key>", "</arg_key>", "<arg_value>",
@@ -186,10 +197,10 @@ def glm_call(raw: str, wrap: tuple[str, str]) -> Outcome:
         key = raw[k + len(_ARG_KEY):key_end].strip()
         if value_end < 0:
             notes.append(("missing-close", v, f"argument {key[:40]!r} without </arg_value>"))
-            arguments[key] = raw[v + len(_ARG_VALUE):].strip()
+            _put(arguments, key, raw[v + len(_ARG_VALUE):].strip(), notes, k)
             pos = n
             break
-        arguments[key] = raw[v + len(_ARG_VALUE):value_end].strip()
+        _put(arguments, key, raw[v + len(_ARG_VALUE):value_end].strip(), notes, k)
         pos = value_end + len(_ARG_VALUE_END)
     stray_text.append(raw[pos:])
     parts: list[tuple[str, Any]] = [
