@@ -382,7 +382,8 @@ CUTS = st.lists(st.integers(0, 10_000), max_size=6)
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=budget.per_format(60), deadline=None)
+# Sized for the module's budget: about 40 s of CPU under ``ci`` for the 29 formats.
+@settings(max_examples=budget.per_format(240), deadline=None)
 @given(data=st.data())
 def test_nothing_lost(name: str, data: st.DataObject) -> None:
     """The law (module docstring) on rendered turns, drifted turns and arbitrary strings."""
@@ -393,7 +394,7 @@ def test_nothing_lost(name: str, data: st.DataObject) -> None:
         parse_both(name, prefix, completion, cuts, strict)
 
 
-@settings(max_examples=budget.per_format(60), deadline=None)
+@settings(max_examples=budget.per_format(200), deadline=None)
 @given(name=st.sampled_from(FORMATS), prefix=st.just(""), completion=st.text(max_size=40),
        cuts=CUTS)
 # Regressions the law found, each a loss it caught (docs/parsing.md, "Nothing is lost"):
@@ -426,19 +427,6 @@ def test_nothing_lost_on_text(name: str, prefix: str, completion: str, cuts: lis
     """The law on any text, and on the regressions it found."""
     for strict in (False, True):
         parse_both(name, prefix, completion, cuts, strict)
-
-
-@pytest.mark.parametrize("name", FORMATS)
-def test_every_marker_is_declared(name: str) -> None:
-    """The markers of both tables are declared syntax (so the law's token set is the
-    grammar's own, not the test's)."""
-    from chatformats.parsing import grammar
-
-    g = grammar(name)
-    for table in (g.STATES, g.RECOVER):
-        for state in table.values():
-            for lit, _, _ in state.markers + state.leads:
-                assert lit in syntax(name)
 
 
 # ------------------------------------------------------------------ the law can fail
