@@ -26,8 +26,10 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise DuplicateKey(f"a JSON object gives the key {excerpt(key)} twice")
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(f"a JSON object gives the key {excerpt(key)} twice")
+            seen.add(key)
     return obj
 
 
