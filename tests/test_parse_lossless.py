@@ -420,6 +420,10 @@ def test_nothing_lost(name: str, data: st.DataObject) -> None:
 @example(name="qwen3-coder", prefix="", cuts=[],
          completion="<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n"
                     "<parameter=a>\n2\n</parameter>\n</function>\n</tool_call>")
+# a gpt-oss recipient holding "functions." twice lost what followed the second;
+@example(name="gpt-oss", prefix="<|start|>assistant", cuts=[],
+         completion="  to=functions.to=functions.search<|channel|>commentary json<|message|>{}"
+                    "<|call|>")
 # text after the end of the turn was ignored without a report.
 @example(name="qwen3-tool-agent", prefix="", completion="answer<|im_end|>\nmore", cuts=[17])
 @example(name="gpt-oss", prefix="", completion="<|channel|>final<|message|>a<|return|>b", cuts=[])

@@ -216,7 +216,9 @@ def _message(raw: str, marker: str, first: bool) -> Outcome:
         return Outcome([("content", markup + marker)], notes)
     if recipient is not None:
         if recipient.startswith("functions."):
-            name = recipient.split("functions.")[1]
+            # All that follows "functions." (vLLM's recipient.split("functions.")[1] drops what
+            # follows a second "functions.": kept here).
+            name = recipient[len("functions."):]
         else:
             name = recipient
             notes.append(("builtin-tool-call", 0, f"a call to {recipient!r} (not a function) "
