@@ -226,8 +226,8 @@ def test_harmony_sampled_form_reads_as_the_rendered_turn(data: st.DataObject) ->
                  id="text between messages and a user message are content"),
     pytest.param("Hello", {"content": "Hello"}, ["unclosed-message", "no-header"],
                  id="no header at all: the text is content"),
-    pytest.param("<|channel|>final<|message|>a<|return|>after", {"content": "a"}, [],
-                 id="the turn ends at <|return|>"),
+    pytest.param("<|channel|>final<|message|>a<|return|>after", {"content": "a"}, ["after-end"],
+                 id="the turn ends at <|return|>: the text after it is reported"),
 ])
 def test_recovering_reading(completion: str, expected: dict[str, Any], kinds: list[str]) -> None:
     """What the recovering reading makes of Harmony the template does not write (each kind of

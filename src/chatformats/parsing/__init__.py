@@ -91,6 +91,21 @@ def grammar(name: Any) -> Any:
     return load_grammar(family(name))
 
 
+def syntax(name: Any) -> tuple[str, ...]:
+    """The strings format ``name``'s parser may read without putting them in the message: the
+    control strings of both its tables (markers and leads), its assistant header, and the
+    syntax its call bodies declare (``SYNTAX``: the envelope of a call, such as ``"name"`` and
+    ``:``).  Whitespace is syntax too.  "Nothing is lost" (docs/parsing.md) is stated with
+    these."""
+    g = grammar(name)
+    out: set[str] = set(g.ANCHOR if isinstance(g.ANCHOR, tuple) else (g.ANCHOR,))
+    for table in (g.STATES, g.RECOVER):
+        for state in table.values():
+            out.update(lit for lit, _, _ in state.markers + state.leads)
+    out.update(getattr(g, "SYNTAX", ()))
+    return tuple(sorted(out))
+
+
 def response_template(name: Any) -> dict[str, Any]:
     """A copy of format ``name``'s transformers ``response_template`` (formats that share a
     grammar share it); ``get_format(name).response_template`` is the same."""
@@ -133,6 +148,7 @@ class ResponseParser:
         self._tool_calls: list[Any] = []
         self._scanner = Scanner(name, g.STATES if self.strict else g.RECOVER, g.START,
                                 self._on_close)
+        self._scanner.report_ignored = not self.strict
         self._error: ParseError | None = None
         self._closed = False
         self.final_events: list[dict[str, Any]] = []
@@ -153,6 +169,18 @@ class ResponseParser:
     def diagnostics(self) -> list[dict[str, Any]]:
         """What the recovering reading recovered so far (see :class:`ParsedMessage`)."""
         return self._scanner.diagnostics
+
+    @property
+    def spans(self) -> list[tuple[int, int, str, Any]]:
+        """Where each character read so far went: ``(start, end, kind, what)`` in completion
+        offsets (negative: the prefix's part of the turn), in order, together covering every
+        character passed: ``kind`` ``"marker"`` (``what``: the control string), ``"region"``
+        (``what``: ``(field, text, value)``, the text a region read and its value, a
+        :class:`._scan.Outcome` where the recovering reading split it), ``"space"`` (the
+        whitespace between a format's structures) or ``"ignored"`` (text after the end of the
+        turn; the recovering reading reports it as an ``after-end`` diagnostic).  The law
+        "nothing is lost" (docs/parsing.md) is checked on it."""
+        return self._scanner.spans
 
     @property
     def work(self) -> int:

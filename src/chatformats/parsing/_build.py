@@ -33,7 +33,7 @@ class Grammar:
     """A format's parsing tables: ``STATES`` (the exact reading), ``RECOVER`` (the recovering
     one), ``START``, ``ANCHOR`` (the assistant header), ``NAME`` (for messages)."""
 
-    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "description")
+    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "SYNTAX", "description")
 
     def __init__(self, name: str, anchor: str, states: dict[str, State],
                  recover: dict[str, State], start: str, description: Any = None,
@@ -46,6 +46,8 @@ class Grammar:
         # How ``tools`` convert the arguments (``_cast``: ``tools -> caster or None``); None:
         # transformers' cast, as for every format.
         self.CAST = cast
+        # What a call body reads as syntax (its envelope): ``BODY_SYNTAX`` of the body.
+        self.SYNTAX = BODY_SYNTAX[description["calls"]["body"]] if description else ()
         self.description = description
 
 
@@ -111,7 +113,10 @@ def _xml_exact(fmt: str) -> Any:
             if _PARAMETER in value:  # a value never holds one: its </parameter> is missing
                 pos = key_end + 2 + value.index(_PARAMETER)
                 raise fail(repr(_PARAMETER_END) + " before the next parameter")
-            arguments[raw[pos + len(_PARAMETER):key_end]] = value
+            key = raw[pos + len(_PARAMETER):key_end]
+            if key in arguments:  # the template writes a mapping: each key once
+                raise fail(f"a parameter {excerpt(key)} given once")
+            arguments[key] = value
             pos = value_end + len(_PARAMETER_END)
         if raw[pos:] != _FUNCTION_END:
             raise fail(f"{_PARAMETER!r} or {_FUNCTION_END!r} ending the call")
@@ -158,7 +163,10 @@ def _glm_exact(fmt: str) -> Any:
             if value_end < 0:
                 pos = value_at
                 raise fail(repr(_VALUE_CLOSE))
-            arguments[raw[pos + len(_KEY):key_end]] = raw[value_at:value_end]
+            key = raw[pos + len(_KEY):key_end]
+            if key in arguments:  # the template writes a mapping: each key once
+                raise fail(f"an argument {excerpt(key)} given once")
+            arguments[key] = raw[value_at:value_end]
             pos = value_end + len(_VALUE_CLOSE)
         if raw[pos:] != "\n":
             raise fail("'\\n<arg_key>' or '\\n' ending the call")
@@ -186,6 +194,17 @@ BODIES = {
     "xml": (_xml_exact, _xml_recover, "\n<function="),
     # GLM-4.5: NAME, then <arg_key>KEY</arg_key> <arg_value>VALUE</arg_value> pairs.
     "glm": (_glm_exact, _glm_recover, ""),
+}
+
+
+#: Each body's syntax: what its readers consume without putting it in a call (beside
+#: whitespace): the JSON envelope (the keys the recovering reading reads, the separators between
+#: calls of one block), or the XML / GLM tags.
+BODY_SYNTAX = {
+    "json": _json.SYNTAX,
+    "json_string": _json.SYNTAX,
+    "xml": ("<function=", ">", "</function>", "<parameter=", "</parameter>"),
+    "glm": ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
 }
 
 

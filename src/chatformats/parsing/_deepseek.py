@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParseError
-from . import _recover
+from . import _json, _recover
 from ._scan import IGNORE, Outcome, State, excerpt
 
 ASSISTANT = "<｜Assistant｜>"
@@ -61,6 +61,9 @@ CALL_END = "<｜tool▁call▁end｜>"
 #: '\n' + '```'``.
 FENCE_OPEN = "\n```json\n"
 FENCE_CLOSE = "\n```"
+#: What a call reads as syntax beside the markers (parsing.syntax): its tags, ``function``
+#: before ``<｜tool▁sep｜>``, the fences and the arguments' JSON.
+SYNTAX = (CALL, SEP, CALL_END, "function", "```json", "```") + _json.SYNTAX
 
 
 def verbatim(raw: str, marker: str) -> str:

@@ -16,14 +16,32 @@ from typing import Any
 from ..errors import ParseError
 from ._scan import excerpt
 
-_DECODER = json.JSONDecoder()
+class DuplicateKey(ValueError):
+    """A JSON object that gives one key twice: ``json.loads`` would keep the last value and
+    drop the others without a word, so it is no JSON this parser reads (the exact reading
+    refuses it, the recovering one keeps its text as content: nothing is lost)."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(f"a JSON object gives the key {excerpt(key)} twice")
+            seen.add(key)
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object)
 
 
 def load(fmt: str, text: str) -> Any:
     """``json.loads(text)``; any failure (bad JSON, nesting too deep for Python, an integer too
-    long to convert) is a :class:`ParseError` in transformers' words, prefixed by the format."""
+    long to convert, a key given twice: :class:`DuplicateKey`) is a :class:`ParseError` in
+    transformers' words, prefixed by the format."""
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as e:
         raise ParseError(
             f"{fmt}: json parser could not parse region as JSON.\nContent: {excerpt(text)}\nError: {e}"
@@ -37,7 +55,7 @@ def load(fmt: str, text: str) -> Any:
 
 def decode(text: str, at: int) -> tuple[Any, int] | None:
     """The JSON value that begins at ``text[at]`` and where it ends, or None when there is none
-    (bad JSON, too deep, a number too long)."""
+    (bad JSON, too deep, a number too long, a key given twice)."""
     try:
         return _DECODER.raw_decode(text, at)
     except (ValueError, RecursionError):
@@ -45,9 +63,10 @@ def decode(text: str, at: int) -> tuple[Any, int] | None:
 
 
 def loads(text: str) -> Any:
-    """``json.loads(text)``, or a value no decoding gives (:data:`BAD`) on any failure."""
+    """``json.loads(text)``, or a value no decoding gives (:data:`BAD`) on any failure (a key
+    given twice included)."""
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
     except (ValueError, RecursionError):
         return BAD
 
@@ -71,6 +90,12 @@ def function_call(fmt: str, obj: Any, text: str, key: str = "arguments",
     return {"type": "function", "function": obj}
 
 
+#: What reading a JSON tool call consumes without putting it in the call (beside whitespace):
+#: the envelope of :func:`recover_call` (its keys, braces, quotes, separators) and the
+#: separators between calls of one block (:func:`._recover.json_calls`).
+SYNTAX = ("{", "}", '"', ":", ",", ";", '"name"', '"arguments"', '"parameters"')
+
+
 def recover_call(obj: Any, strings: bool = False) -> tuple[dict[str, Any] | None, list[str]]:
     """The recovering reading of a decoded tool call ``obj``: ``(call, notes)``, or ``(None,
     notes)`` when ``obj`` is no call (then its text is content).
@@ -83,11 +108,11 @@ def recover_call(obj: Any, strings: bool = False) -> tuple[dict[str, Any] | None
     if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
         return None, ["no string \"name\""]
     notes = []
-    fn = {k: v for k, v in obj.items() if k != "parameters"}
+    fn = dict(obj)  # every other key stays in the function (nothing is lost)
     if "arguments" in obj:
         args = obj["arguments"]
     elif "parameters" in obj:
-        args = obj["parameters"]
+        args = fn.pop("parameters")
         notes.append("\"parameters\" read as the arguments")
     else:
         args = {}

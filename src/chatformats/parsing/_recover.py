@@ -113,25 +113,48 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
     if end < 0:
         notes.append(("unclosed", len(raw), "a call without </function>"))
     arguments: dict[str, str] = {}
+    # Text of the body outside its parameters (and a parameter without its ">"): content.
+    outside: list[str] = []
+    last = 0
     for m in _PARAMETER.finditer(body):
         text = m.group(1)
         key_end = text.find(">")
         if key_end < 0:
             continue
+        outside.append(body[last:m.start()])
+        last = m.end()
         value = text[key_end + 1:]
         value = value[1:] if value.startswith("\n") else value
         value = value[:-1] if value.endswith("\n") else value
         if not m.group(2):
             notes.append(("missing-close", name_end + 1 + m.start(),
                           f"parameter {text[:key_end][:40]!r} without </parameter>"))
-        arguments[text[:key_end]] = value
+        _put(arguments, text[:key_end], value, notes, name_end + 1 + m.start())
+    outside.append(body[last:])
     parts: list[tuple[str, Any]] = [
         ("tool_calls", [{"type": "function", "function": {"name": name, "arguments": arguments}}])]
+    inside = "".join(t for t in outside if t.strip())
+    if inside:
+        notes.append(("stray-text", name_end + 1, "text inside a call outside its parameters "
+                                                  "kept as content"))
     rest = raw[end + len("</function>"):] if end >= 0 else ""
     if rest.strip():
         notes.append(("stray-text", end, "text after </function> kept as content"))
-        parts.append(("content", rest.strip("\n")))
+    rest = (inside + rest).strip("\n") if rest.strip() or inside else ""
+    if rest:
+        parts.append(("content", rest))
     return Outcome(parts, notes)
+
+
+def _put(arguments: dict[str, str], key: str, value: str, notes: list[tuple[str, int, str]],
+         at: int) -> None:
+    """``arguments[key] = value``; a key given twice keeps its last value, as vLLM's parsers
+    do, and the value it replaces is quoted by a ``duplicate-argument`` diagnostic (nothing is
+    lost)."""
+    if key in arguments:
+        notes.append(("duplicate-argument", at, f"argument {key!r} given twice: the earlier "
+                                                f"value {arguments[key]!r} replaced"))
+    arguments[key] = value
 
 
 _ARG_KEY, _ARG_KEY_END, _ARG_VALUE, _ARG_VALUE_END = ("<arg_key>", "</arg_key>", "<arg_value>",
@@ -174,10 +197,10 @@ def glm_call(raw: str, wrap: tuple[str, str]) -> Outcome:
         key = raw[k + len(_ARG_KEY):key_end].strip()
         if value_end < 0:
             notes.append(("missing-close", v, f"argument {key[:40]!r} without </arg_value>"))
-            arguments[key] = raw[v + len(_ARG_VALUE):].strip()
+            _put(arguments, key, raw[v + len(_ARG_VALUE):].strip(), notes, k)
             pos = n
             break
-        arguments[key] = raw[v + len(_ARG_VALUE):value_end].strip()
+        _put(arguments, key, raw[v + len(_ARG_VALUE):value_end].strip(), notes, k)
         pos = value_end + len(_ARG_VALUE_END)
     stray_text.append(raw[pos:])
     parts: list[tuple[str, Any]] = [

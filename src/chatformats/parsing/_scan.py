@@ -26,6 +26,11 @@ Rules the scanner implements:
 6. A state's ``value(raw, marker)`` may return an :class:`Outcome`: the values of several
    regions (a tool-call region whose text is partly content) and diagnostics, reported at
    their offsets in the completion.  This is how the recovering reading says what it did.
+7. Every character the scan passes is in :attr:`Scanner.spans`, the completion's tiling: a
+   marker, a region's text (with what its value made of it), the whitespace of a structural
+   state, or text a state ignores (after the end of the turn), which the recovering reading
+   also reports as an ``after-end`` diagnostic.  ``tests/test_parse_lossless.py`` checks from
+   it that nothing is lost (docs/parsing.md, "Nothing is lost").
 
 Each region emits transformers' ``ResponseParser`` events: ``region_open``, ``region_chunk``
 (``{"text", "dirty"}``: ``dirty`` for tool calls, whose value exists only once parsed) and
@@ -193,6 +198,11 @@ class Scanner:
         self.at = 0  # completion offset of the current state's first character
         self.diagnostics: list[dict[str, Any]] = []
         self._found: dict[Any, Any] = {}  # pattern -> its last match in this chunk's buffer
+        # The tiling (rule 7): (start, end, kind, what) in completion offsets, kind "marker"
+        # (what: the literal), "region" (what: (region, raw, value)), "space" or "ignored".
+        self.spans: list[tuple[int, int, str, Any]] = []
+        self.report_ignored = False  # the recovering reading: text ignored is a diagnostic
+        self._ignored_seen = False
 
     def _search(self, st: State, buf: str, pos: int) -> Any:
         """The earliest marker of ``st`` in ``buf`` from ``pos`` (a regex match, or None)."""
@@ -225,6 +235,7 @@ class Scanner:
         carry, self.carry = self.carry, ""
         self.pieces = [carry] if carry else []
         self.at = at - len(carry)
+        self._ignored_seen = False
         if st.region is not None and st.eager:
             self.opened = True
             self.events.append({"type": "region_open", "field": st.region})
@@ -239,6 +250,7 @@ class Scanner:
         raw = "".join(self.pieces)
         value = st.value(raw, marker) if st.value is not None else raw
         self.opened = False
+        self.spans.append((self.at, at, "region", (st.region, raw, value)))
         if not isinstance(value, Outcome):
             value = self.on_close(st.region, value)
             self.events.append({"type": "region_close", "field": st.region, "value": value})
@@ -278,6 +290,14 @@ class Scanner:
                 raise ParseError(
                     f"{self.fmt}: unexpected text starting with {text[lead]!r} {place} ({st.what})"
                 )
+            where = self.offset + at
+            ignored = st.stray != SPACE and not text.isspace()
+            self.spans.append((where, where + len(text), "ignored" if ignored else "space", text))
+            if ignored and self.report_ignored and not self._ignored_seen:
+                self._ignored_seen = True
+                lead = len(text) - len(text.lstrip())
+                self.note("after-end", where + lead, "text after the end of the turn is not "
+                                                      "part of the message")
             return
         if not self.opened:
             self.opened = True
@@ -325,13 +345,17 @@ class Scanner:
                         self.note("duplicate-opener", where,
                                   f"{lit!r} inside the block it opens, dropped")
                         self._text(buf[pos:at], pos)
+                        self.spans.append((where, where + len(lit), "marker", lit))
                         pos = at + len(lit)
                         self.fresh = False
                         continue
                     if skip:
                         self.note("space-before-opener", where,
                                   f"whitespace before {lit!r} dropped")
+                        self.spans.append((where - skip, where, "space", buf[pos:at]))
                     self._leave(lit, where)
+                    if not keep:
+                        self.spans.append((where, where + len(lit), "marker", lit))
                     self._enter(target, where if keep else where + len(lit))
                     pos = at if keep else at + len(lit)
                     continue
@@ -349,6 +373,9 @@ class Scanner:
                 lit = m.group()
                 target, keep = st.table[lit]
                 self._leave(lit, self.offset + m.start())
+                if not keep:
+                    self.spans.append((self.offset + m.start(), self.offset + m.end(), "marker",
+                                       lit))
                 self._enter(target, self.offset + (m.start() if keep else m.end()))
                 pos = m.start() if keep else m.end()
                 continue

@@ -31,6 +31,7 @@ from ._scan import IGNORE, Outcome, State, excerpt
 NAME = "cogito"
 ANCHOR = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 CALLS = '[{"name": "'
+SYNTAX = _json.SYNTAX + ("[", "]", '"id"')  # the calls' JSON list (parsing.syntax)
 _END = ("<|eot_id|>", "end", False)
 
 

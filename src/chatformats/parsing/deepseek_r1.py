@@ -14,6 +14,7 @@ last ``<｜Assistant｜>`` or ``<｜tool▁outputs▁end｜>``.
 from __future__ import annotations
 
 from ._deepseek import ASSISTANT, OUTPUTS_END, build
+from ._deepseek import SYNTAX as SYNTAX  # the calls' syntax (parsing.syntax)
 
 NAME = "deepseek-r1"
 ANCHOR = (ASSISTANT, OUTPUTS_END)

@@ -12,6 +12,7 @@ So the turn is read after the prefix's last ``<｜Assistant｜>``, ``<｜tool▁
 from __future__ import annotations
 
 from ._deepseek import ASSISTANT, EOS, OUTPUTS_END, build
+from ._deepseek import SYNTAX as SYNTAX  # the calls' syntax (parsing.syntax)
 
 NAME = "deepseek-r1-0528-qwen3"
 ANCHOR = (ASSISTANT, OUTPUTS_END, EOS)

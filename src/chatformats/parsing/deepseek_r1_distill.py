@@ -15,6 +15,7 @@ template's generation prompt ends with the ``<think>\\n`` prefill, January's doe
 from __future__ import annotations
 
 from ._deepseek import ASSISTANT, OUTPUTS_END, build
+from ._deepseek import SYNTAX as SYNTAX  # the calls' syntax (parsing.syntax)
 
 NAME = "deepseek-r1-distill"
 ANCHOR = (ASSISTANT, OUTPUTS_END)

@@ -11,6 +11,7 @@ second call).  An answer after tool results follows ``<｜tool▁outputs▁end�
 from __future__ import annotations
 
 from ._deepseek import ASSISTANT, OUTPUTS_END, build
+from ._deepseek import SYNTAX as SYNTAX  # the calls' syntax (parsing.syntax)
 
 NAME = "deepseek-v3"
 ANCHOR = (ASSISTANT, OUTPUTS_END)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParseError
-from . import _recover
+from . import _json, _recover
 from ._scan import IGNORE, Outcome, State, excerpt
 
 NAME = "deepseek-v3.1"
@@ -35,6 +35,8 @@ _CALLS_END = "<｜tool▁calls▁end｜>"
 _CALL = "<｜tool▁call▁begin｜>"
 _SEP = "<｜tool▁sep｜>"
 _CALL_END = "<｜tool▁call▁end｜>"
+# A call's tags inside the section and the arguments' JSON (parsing.syntax).
+SYNTAX = (_CALL, _SEP, _CALL_END) + _json.SYNTAX
 
 
 def _verbatim(raw: str, marker: str) -> str:

@@ -68,6 +68,12 @@ _END = "<|end|>"
 _RETURN = "<|return|>"
 _CALL = "<|call|>"
 _ROLES = ("system", "developer", "user", "assistant", "tool")
+#: What a message's header reads as syntax (parsing.syntax): its control strings, the roles,
+#: the channels it gives a meaning to, a recipient's ``to=`` and ``functions.``, the ``json``
+#: content type, and the arguments' JSON.  Any other header word is a value (a call's name)
+#: or is quoted by a diagnostic.
+SYNTAX = (_START, _MESSAGE, _CHANNEL, _CONSTRAIN, _END, _RETURN, _CALL, "to=", "functions.",
+          "analysis", "commentary", "final", "json") + _ROLES + _json.SYNTAX
 
 
 def _verbatim(raw: str, marker: str) -> str:
@@ -210,7 +216,9 @@ def _message(raw: str, marker: str, first: bool) -> Outcome:
         return Outcome([("content", markup + marker)], notes)
     if recipient is not None:
         if recipient.startswith("functions."):
-            name = recipient.split("functions.")[1]
+            # All that follows "functions." (vLLM's recipient.split("functions.")[1] drops what
+            # follows a second "functions.": kept here).
+            name = recipient[len("functions."):]
         else:
             name = recipient
             notes.append(("builtin-tool-call", 0, f"a call to {recipient!r} (not a function) "

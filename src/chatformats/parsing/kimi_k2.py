@@ -43,6 +43,8 @@ _CALL = "<|tool_call_begin|>"
 _ARGS = "<|tool_call_argument_begin|>"
 _CALL_END = "<|tool_call_end|>"
 _PREFIX = "functions."
+# A call's tags, its id's "functions." and ":", the arguments' JSON (parsing.syntax).
+SYNTAX = (_CALL, _ARGS, _CALL_END, _PREFIX, ":") + _json.SYNTAX
 _ID = re.compile(r"[^<]+:\d+\Z", re.DOTALL)
 
 

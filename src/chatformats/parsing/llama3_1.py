@@ -31,13 +31,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParseError
-from . import _recover
+from . import _json, _recover
 from ._scan import IGNORE, Outcome, State, excerpt
 from .llama3_2_vision import _ENDS, _OPENERS, ANCHOR, _recover_calls, json_call
 
 NAME = "llama-3.1"
 PYTHON_TAG = "<|python_tag|>"  # L76
 _CALL = ".call("  # L76
+# The JSON call's envelope and the built-in call's NAME.call(KEY="VALUE", ...) (parsing.syntax).
+SYNTAX = _json.SYNTAX + (_CALL, "=", ")")
 # The Llama 3.2 Vision openers but <|python_tag|>, which opens a state of its own here.
 _JSON_OPENERS = tuple(o for o in _OPENERS if o != PYTHON_TAG)
 

@@ -31,6 +31,7 @@ from ._scan import IGNORE, Outcome, State, excerpt
 
 NAME = "llama-3.2-vision"
 ANCHOR = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+SYNTAX = _json.SYNTAX  # the call's JSON envelope (parsing.syntax)
 _ENDS = (("<|eot_id|>", "end", False), ("<|eom_id|>", "end", False))
 
 

@@ -31,6 +31,8 @@ NAME = "solar-open"
 ANCHOR = "<|begin|>assistant"
 _NAME = "<|tool_call:name|>"
 _ARGS = "<|tool_call:args|>"
+# A call's tags inside its block and the arguments' JSON (parsing.syntax).
+SYNTAX = (_NAME, _ARGS) + _json.SYNTAX
 
 
 def _verbatim(raw: str, marker: str) -> str:
