@@ -78,6 +78,11 @@ class Rule:
         """The indices below ``start`` the window keeps, in order."""
         return tuple(range(min(self.head, start)))
 
+    def window_anchors(self, old: Any, new: Any, start: int) -> tuple[int, ...]:
+        """The anchors of both windows, given the state ``new`` after the new messages too (a
+        rule whose anchors depend on the new messages reads it; the others: :meth:`anchors`)."""
+        return self.anchors(old, start)
+
 
 class ImageRule(Rule):
     """Llama 3.2 Vision: the image scan (``image_ns.has_images``, every message's content)
@@ -466,6 +471,126 @@ class FinalRule(Rule):
         return head + (last,) if len(head) <= last < start else head
 
 
+class ToolNameRule(Rule):
+    """Solar Open (``ports/solar_open.py``): the system block reads the variables and *every*
+    system message's content (``ns.system_messages``, L87-92); the pre-pass finds
+    ``last_user_idx``, the last message of role ``user`` (``-1`` for none, L11-16); the loop
+    carries no state.  An iteration reads:
+
+    - a user message: its content;
+    - an assistant message: its reasoning, written (``lastthink``, the default) when it is
+      truthy and ``loop.index0 > last_user_idx``; then its calls or its content;
+    - a tool response: the previous and next messages' roles (a run shares one
+      ``<|begin|>tool`` block), ``loop.last``'s length test, and ``get_tool_name(messages,
+      tool_call_id)`` (L66-76), the names of *every* call in the conversation whose id is its
+      ``tool_call_id``, later ones included, joined in message order.
+
+    When the render of ``A`` succeeds, every assistant message of ``A`` with truthy
+    ``tool_calls`` renders them (the same iteration the scan makes: a list of calls, each with a
+    string ``id`` and ``function.name``), every tool response has a string ``tool_call_id``, so
+    the scan of ``A`` meets no failure and its name for an id is the names of ``A``'s calls of
+    that id joined; in ``B`` it is those followed by the names of the new calls of that id (the
+    new messages come last).
+
+    The state: ``(last user index, first assistant index after it with truthy reasoning, calls,
+    responses, fresh calls, fresh responses, tail)``: ``calls`` maps each call id to the
+    indices of the assistant messages with a call of that id, in order (the index the scan
+    needs); ``responses`` maps each tool response's id to its first index; ``fresh calls`` and
+    ``fresh responses`` are the ids of the calls and responses of the messages advanced over
+    (the responses' from ``messages[n - 1]`` on: the last message of ``A``, the ``tail`` the
+    previous state records, is iteration ``k``).  A state is never changed once made: an
+    advance that adds an id copies the two maps (O(ids), a few microseconds at hundreds of
+    turns), so several turns extended from one prompt (parallel samples) each keep their own.
+    An assistant message whose truthy ``tool_calls`` is not a list or tuple of dicts with
+    string ids, a tool response whose id is not a string, or a new system message: the rule
+    cannot tell (the full render decides, and fails where the template fails).
+
+    - Point 1: the system block is the same (no new system message).  An assistant turn before
+      ``k`` changes only when the last user moves (a new user message) while a turn with truthy
+      reasoning lies between the old one and ``k`` (the :class:`LastUserRule` test).  A tool
+      response of ``A`` changes only when a new call carries its id (its name grows): then
+      :meth:`keeps` is false (the full render decides, which answers ``None`` when the name
+      grows).  Its neighbours lie in ``A``, and it is not last in either.
+    - Point 2: the window's run starts at ``k - 1`` (a tool response at ``k`` reads the role
+      before it); the anchors are ``messages[0]``, the last user message of ``A`` (when before
+      the run; a new one is in the run: each window's last user is its conversation's, and
+      ``j > last_user_idx`` compares positions in the same order), and every assistant message before the run with a call
+      whose id is that of a tool response at or after ``k`` (:meth:`window_anchors`): the
+      window's scan for such a response then meets every call of its id, in order, and joins
+      the same names, in ``W_A`` as in ``A`` and in ``W_B`` as in ``B``.  The same anchors
+      are kept in both windows: they lie in ``A``, and the window's responses before ``k``
+      (a subset of ``A``'s) get no new call (point 1), so ``P_A == P_B``.
+    """
+
+    __slots__ = ()
+
+    def start(self, messages: Sequence[Any]) -> Any:
+        return self.advance((-1, -1, {}, {}, (), (), None), messages, 0)
+
+    def advance(self, state: Any, messages: Sequence[Any], n: int) -> Any:
+        user, first, calls, responses, _, _, tail = state
+        fresh_calls: list[str] = []
+        fresh_responses: list[str] = [] if tail is None else [tail]
+        shared_calls = shared_responses = True
+        for index in range(n, len(messages)):
+            message = messages[index]
+            tail = None
+            if type(message) is not dict:
+                continue  # no role: no branch, and the scan skips it
+            role = message.get("role", MISSING)
+            if role == "user":  # L13-14
+                user, first = index, -1
+            elif role == "assistant":
+                if first < 0 and message.get("reasoning", MISSING):  # L131
+                    first = index
+                tool_calls = message.get("tool_calls", MISSING)
+                if tool_calls:  # L68, L137
+                    if type(tool_calls) is not list and type(tool_calls) is not tuple:
+                        return None
+                    for call in tool_calls:
+                        call_id = call.get("id", MISSING) if type(call) is dict else MISSING
+                        if type(call_id) is not str:
+                            return None
+                        if shared_calls:
+                            calls, shared_calls = dict(calls), False
+                        found = calls.get(call_id, ())
+                        if not found or found[-1] != index:
+                            calls[call_id] = found + (index,)
+                        fresh_calls.append(call_id)
+            elif role == "tool":
+                call_id = message.get("tool_call_id", MISSING)
+                if type(call_id) is not str:  # L116
+                    return None
+                if call_id not in responses:
+                    if shared_responses:
+                        responses, shared_responses = dict(responses), False
+                    responses[call_id] = index
+                fresh_responses.append(call_id)
+                tail = call_id
+            elif role == "system" and n:  # a new system message: the header changes
+                return None
+        return (user, first, calls, responses, tuple(fresh_calls), tuple(fresh_responses), tail)
+
+    def keeps(self, old: Any, new: Any, k: int) -> bool:
+        if not (old[0] == new[0] or old[1] < 0 or old[1] >= k):
+            return False
+        responses = old[3]
+        return not any(call_id in responses for call_id in new[4])
+
+    def window_anchors(self, old: Any, new: Any, start: int) -> tuple[int, ...]:
+        head = tuple(range(min(self.head, start)))
+        low = len(head)
+        kept = {old[0]} if low <= old[0] < start else set()  # a new last user is in the run
+        calls = new[2]
+        for call_id in new[5]:
+            for index in calls.get(call_id, ()):
+                if index >= start:
+                    break
+                if index >= low:
+                    kept.add(index)
+        return head + tuple(sorted(kept))
+
+
 #: The messages before the loop and the look-behind of each family (the proofs: each rule's
 #: docstring and the comments here).
 #:
@@ -506,6 +631,7 @@ RULES: dict[str, Rule] = {
     "deepseek-v3.1": ResetFlagsRule(head=1, lookbehind=0, outputs=False),
     "deepseek-r1-0528-qwen3": ResetFlagsRule(head=1, lookbehind=0, outputs=True),
     "gpt-oss": FinalRule(head=1, lookbehind=0),
+    "solar-open": ToolNameRule(head=1, lookbehind=1),
     "qwen3-instruct-2507": _LOCAL_1,
     "qwen2.5-instruct": _LOCAL_1,
     "qwen2.5-instruct-2024-09": _LOCAL_1,
