@@ -354,3 +354,24 @@ def test_turns_bridged_from_one_solar_prompt_keep_their_own_index() -> None:
         assert f"<|tool_response:name|>{tool}<|tool_response:result|>" in turn.appended
         assert turn.text == chatformats.apply_chat_template(SOLAR, turn.messages, add_generation_prompt=True,
                                                             now=FIXED_NOW)
+
+
+def test_a_branch_grows_its_own_call_index() -> None:
+    """A chain of states grows one index in place; a second state advanced from the same one
+    (a branch) gets its own, which holds none of the first branch's calls or responses, and the
+    state it was advanced from still reads only its own messages."""
+    rule = RULES[SOLAR]
+    history: list[Any] = [{"role": "user", "content": "Weather?"}, _answer("Which city?")]
+    root = rule.start(history)
+    first = [*history, _solar_call("a1"), {"role": "tool", "tool_call_id": "a1", "content": "sunny"}]
+    second = [*history, _solar_call("b2"), {"role": "tool", "tool_call_id": "c3", "content": "rain"}]
+    one = rule.advance(root, first, 2)
+    two = rule.advance(root, second, 2)
+    assert one[2] is root[2]  # grown in place
+    assert two[2] is not root[2]  # a branch: copied
+    assert one[2].calls == {"a1": [2]} and one[2].responses == {"a1": 3}
+    assert two[2].calls == {"b2": [2]} and two[2].responses == {"c3": 3}
+    assert rule.window_anchors(one, rule.advance(one, [*first, _answer("Ok."), _answer("Ok."),
+                                                        {"role": "tool", "tool_call_id": "a1", "content": "x"}], 4), 4) == (0, 2)
+    # the root reads as of its own count: the new call reuses no id of its responses
+    assert rule.keeps(root, one, 1)
