@@ -23,7 +23,8 @@ pre-pass and loop, that
 2. ``Y_A == Y'_A`` and ``Y_B == Y'_B``: iteration ``j >= k`` reads its message, its
    neighbours back to ``s`` (in the window), the next ones (in the window), ``loop.first``
    (false in both: the window starts with an anchor), ``loop.last`` (the same message in both)
-   and pre-pass state that the anchors reproduce (:meth:`Rule.anchors`).
+   and pre-pass state that the anchors reproduce (:meth:`Rule.anchors`; a rule whose anchors
+   depend on the new messages too gives them from both states, :meth:`Rule.window_anchors`).
 
 Then ``R(B)`` starts with ``R(A) + completion`` exactly when ``R(W_B)`` starts with
 ``R(W_A) + completion``, and what follows is the same text.  The bridge renders the two windows
