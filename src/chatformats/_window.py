@@ -686,8 +686,9 @@ RULES: dict[str, Rule] = {
     "llama-3.2-vision-2024-12": _VISION,
     "llama-3.2-vision-variant": _VISION,
 }
-"""The formats whose bridge renders a window; every other format renders the whole
-conversation each turn (``docs/ids.md`` says why, format by format)."""
+"""The formats whose bridge renders a window (every registered format has one); a format
+without a rule renders the whole conversation each turn (``docs/ids.md``: the rules, format by
+format)."""
 
 
 def rule(name: str) -> Rule | None:
