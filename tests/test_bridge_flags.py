@@ -1,6 +1,7 @@
 """The windows that carry a loop's state (``chatformats._window``'s :class:`FlagsRule` and
 :class:`ResetFlagsRule` for the DeepSeek templates, :class:`FinalRule` for gpt-oss) on rollouts
-whose roles come in any order.
+whose roles come in any order, and the window that carries a call-id index
+(:class:`ToolNameRule`, Solar Open) on rollouts that reuse call ids.
 
 The rollouts of ``tests/test_bridge.py`` follow a tool call with its results and anything else
 with a user turn.  The state these rules carry (DeepSeek's ``ns.is_output_first``,
@@ -13,6 +14,14 @@ step the bridge's window answers exactly what the whole conversation's render an
 messages, appended, ``rewritten``, or ``None``, or the same error), and the examples below show
 that the anchors are needed (a rule without them answers differently) and that the window is
 taken.
+
+Solar Open names each tool response by every call in the conversation that carries its id, later
+ones included: its rollouts draw call ids from a pool of three, so calls reuse ids, tool
+responses match no call, several calls or a call that arrives after them (in the sampled turn or
+among the new messages); assistant messages with ``reasoning`` among the new messages, user and
+(now and then) system messages, and the three ``think_render_option`` values.  The same law, and
+two mutants of the rule (without the anchors its call index gives, without its check of a new
+call against earlier responses) that answer differently.
 """
 
 from __future__ import annotations
@@ -24,11 +33,11 @@ from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
 import chatformats
-from chatformats._window import RULES, FinalRule, FlagsRule, ResetFlagsRule
+from chatformats._window import RULES, FinalRule, FlagsRule, ResetFlagsRule, ToolNameRule
 
 from . import bpe, budget
 from .oracle import FIXED_NOW
-from .test_bridge import completion_of, full_path, has_parser, rich_assistant, same_turn, texts
+from .test_bridge import TOOL, completion_of, full_path, has_parser, rich_assistant, same_turn, texts
 
 FLAG_FORMATS = sorted(name for name, rule in RULES.items() if isinstance(rule, (FlagsRule, FinalRule)))
 PER_FORMAT = budget.per_format(150)
@@ -165,3 +174,204 @@ def test_without_the_anchors_the_window_would_answer_differently() -> None:
     assert wrong is not None and wrong.context.windowed
     assert wrong.appended != right.appended
     assert wrong.appended.startswith("<｜tool▁outputs▁begin｜>")
+
+
+# ---------------------------------------------------------------- Solar Open: the call-id index
+
+SOLAR = "solar-open"
+#: Few ids, so that calls reuse them and tool responses meet none, one or several calls.
+CALL_IDS = st.sampled_from(["a1", "b2", "c3"])
+TOOL_NAMES = st.sampled_from(["get_weather", "lookup"])
+
+
+@st.composite
+def solar_calls(draw: st.DrawFn) -> list[dict[str, Any]]:
+    return [{"id": draw(CALL_IDS), "type": "function", "function": {
+        "name": draw(TOOL_NAMES), "arguments": {"city": draw(st.sampled_from(["Oslo", "Bergen"]))}}}
+        for _ in range(draw(st.integers(1, 2)))]
+
+
+@st.composite
+def solar_sampled(draw: st.DrawFn) -> dict[str, Any]:
+    """The sampled turn: tool calls (ids from the pool) or content."""
+    if draw(st.booleans()):
+        return {"role": "assistant", "content": "", "tool_calls": draw(solar_calls())}
+    return {"role": "assistant", "content": draw(texts)}
+
+
+@st.composite
+def solar_message(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["tool", "tool", "tool", "user", "assistant", "system"]))
+    if kind == "tool":
+        return {"role": "tool", "tool_call_id": draw(CALL_IDS), "content": draw(texts)}
+    if kind == "assistant":  # with reasoning (which a parsed completion never has for Solar)
+        message: dict[str, Any] = {"role": "assistant", "content": draw(texts), "reasoning": draw(texts)}
+        if draw(st.booleans()):
+            message["content"] = ""
+            message["tool_calls"] = draw(solar_calls())
+        return message
+    if kind == "system" and draw(st.integers(0, 3)) == 0:
+        return {"role": "system", "content": draw(texts)}
+    return {"role": "user", "content": draw(texts)}
+
+
+@settings(max_examples=budget.per_format(300))
+@given(data=st.data())
+def test_the_solar_window_is_the_full_render(data: st.DataObject) -> None:
+    name = SOLAR
+    tok = bpe.backend(name)
+    variables: dict[str, Any] = {}
+    if data.draw(st.booleans(), label="tools"):
+        variables["tools"] = [TOOL]
+    option = data.draw(st.sampled_from([None, "all", "none"]), label="think_render_option")
+    if option is not None:
+        variables["think_render_option"] = option
+    messages: list[Any] = []
+    if data.draw(st.booleans(), label="system"):
+        messages.append({"role": "system", "content": data.draw(texts)})
+    messages.append({"role": "user", "content": data.draw(texts)})
+    prompt = chatformats.start(name, messages, tokenizer=tok, now=FIXED_NOW, **variables)
+    for _ in range(data.draw(st.integers(1, 10), label="steps")):
+        message = data.draw(solar_sampled(), label="sampled message")
+        completion = completion_of(name, list(prompt.messages), message, prompt.variables,
+                                   cut=data.draw(st.integers(0, 5), label="cut") == 0)
+        if completion is None:
+            return
+        new = [data.draw(solar_message(), label="new message") for _ in range(data.draw(st.integers(1, 3)))]
+        turn = step(name, prompt, completion, new, None)
+        if isinstance(turn, Exception):
+            return
+        if turn is None:  # the template renders this history differently: go on from its render
+            try:
+                parsed = chatformats.parse_response(name, completion, prefix=prompt.appended,
+                                                    tools=prompt.variables.get("tools"))
+                turn = chatformats.start(name, [*prompt.messages, parsed, *new], tokenizer=tok,
+                                         now=FIXED_NOW, **variables)
+            except chatformats.ChatFormatError:
+                return
+        prompt = turn
+
+
+def _solar_call(call_id: str, tool: str = "get_weather") -> dict[str, Any]:
+    return {"role": "assistant", "content": "", "tool_calls": [{"id": call_id, "type": "function",
+                                                                 "function": {"name": tool, "arguments": {"city": "Oslo"}}}]}
+
+
+class _NoCallAnchors(ToolNameRule):
+    """The rule without the anchors its call index gives: ``messages[0]`` and the last user."""
+
+    __slots__ = ()
+
+    def window_anchors(self, old: Any, new: Any, start: int) -> tuple[int, ...]:
+        return (0,) + ((old[0],) if 1 <= old[0] < start else ())
+
+
+class _NoResponseCheck(ToolNameRule):
+    """The rule that does not check a new call's id against the earlier tool responses."""
+
+    __slots__ = ()
+
+    def keeps(self, old: Any, new: Any, k: int) -> bool:
+        return old[0] == new[0] or old[1] < 0 or old[1] >= k
+
+
+def _bridge_solar(history: list[Any], sampled: dict[str, Any], new: list[Any], rule: Any = None) -> Any:
+    """The first prompt and the bridged step after it (with ``rule`` in place of the format's),
+    and the same step from the whole render."""
+    tok = bpe.backend(SOLAR)
+    prompt = chatformats.start(SOLAR, history, tokenizer=tok, now=FIXED_NOW)
+    if rule is not None:
+        prompt.context.rule = rule
+    completion = completion_of(SOLAR, list(prompt.messages), sampled, prompt.variables, cut=False)
+    return (chatformats.bridge(SOLAR, prompt, completion, new, tokenizer=tok),
+            chatformats.bridge(SOLAR, full_path(prompt), completion, new, tokenizer=tok))
+
+
+#: A call, then user turns and an answer; the bridged step answers and the tool response for
+#: that call (four messages back, before the window's run) arrives: its name is the call's.
+_LATE_RESPONSE = ([{"role": "user", "content": "Weather?"}, _solar_call("a1"),
+                   {"role": "user", "content": "Wait."}, _answer("Waiting."),
+                   {"role": "user", "content": "Now?"}],
+                  _answer("Checking."), [{"role": "tool", "tool_call_id": "a1", "content": "sunny"}])
+
+#: A call and its response, then user turns; the sampled step calls with the same id again:
+#: the earlier response's name becomes both calls' names, so the history is rendered differently.
+_REUSED_ID = ([{"role": "user", "content": "Weather?"}, _solar_call("a1"),
+               {"role": "tool", "tool_call_id": "a1", "content": "sunny"},
+               {"role": "user", "content": "And tomorrow?"}, _answer("Let me see."),
+               {"role": "user", "content": "Please?"}],
+              _solar_call("a1", "lookup"), [{"role": "tool", "tool_call_id": "a1", "content": "rain"}])
+
+
+def test_a_late_tool_response_takes_the_window_with_its_call() -> None:
+    """The window holds the call the new response is named by (an anchor from the call index)
+    and is the full render; without those anchors it names the response by nothing."""
+    history, sampled, new = _LATE_RESPONSE
+    turn, slow = _bridge_solar(history, sampled, new)
+    assert turn is not None and turn.context.windowed
+    same_turn(turn, slow)
+    assert "<|tool_response:begin|>a1<|tool_response:name|>get_weather<|tool_response:result|>" in turn.appended
+    wrong, _ = _bridge_solar(history, sampled, new, _NoCallAnchors(head=1, lookbehind=1))
+    assert wrong is not None and wrong.context.windowed
+    assert "<|tool_response:begin|>a1<|tool_response:name|><|tool_response:result|>" in wrong.appended
+    assert wrong.appended != turn.appended
+
+
+def test_a_call_that_reuses_an_earlier_responses_id_renders_whole() -> None:
+    """A new call with the id of an earlier response renames that response: the turn renders
+    whole and answers ``None``, as the whole render does; without the check the window, which
+    does not hold that response, answers a prompt."""
+    history, sampled, new = _REUSED_ID
+    turn, slow = _bridge_solar(history, sampled, new)
+    assert turn is None and slow is None
+    wrong, _ = _bridge_solar(history, sampled, new, _NoResponseCheck(head=1, lookbehind=1))
+    assert wrong is not None and wrong.context.windowed
+
+
+def test_turns_bridged_from_one_solar_prompt_keep_their_own_index() -> None:
+    """Two turns extended from one prompt (parallel samples) with different calls: each one's
+    next turn names its own call's response (a state is never changed by a later advance)."""
+    tok = bpe.backend(SOLAR)
+    history = [{"role": "user", "content": "Weather?"}, _answer("Which city?"),
+               {"role": "user", "content": "Oslo."}, _answer("Checking."), {"role": "user", "content": "Go."}]
+    prompt = chatformats.start(SOLAR, history, tokenizer=tok, now=FIXED_NOW)
+    branches = []
+    for tool in ("get_weather", "lookup"):
+        sampled = _solar_call("a1", tool)
+        completion = completion_of(SOLAR, list(prompt.messages), sampled, prompt.variables, cut=False)
+        branches.append(chatformats.bridge(SOLAR, prompt, completion,
+                                           [{"role": "user", "content": "Hm."}], tokenizer=tok))
+    for branch, tool in zip(branches, ("get_weather", "lookup")):
+        assert branch is not None
+        completion = completion_of(SOLAR, list(branch.messages), _answer("Asking."), branch.variables, cut=False)
+        for _ in range(2):  # two answers, so that the call lies before the window's run
+            branch = chatformats.bridge(SOLAR, branch, completion, [{"role": "user", "content": "Go on."}],
+                                        tokenizer=tok)
+            assert branch is not None
+        turn = chatformats.bridge(SOLAR, branch, completion,
+                                  [{"role": "tool", "tool_call_id": "a1", "content": "sunny"}], tokenizer=tok)
+        assert turn is not None and turn.context.windowed
+        assert f"<|tool_response:name|>{tool}<|tool_response:result|>" in turn.appended
+        assert turn.text == chatformats.apply_chat_template(SOLAR, turn.messages, add_generation_prompt=True,
+                                                            now=FIXED_NOW)
+
+
+def test_a_branch_grows_its_own_call_index() -> None:
+    """A chain of states grows one index in place; a second state advanced from the same one
+    (a branch) gets its own, which holds none of the first branch's calls or responses, and the
+    state it was advanced from still reads only its own messages."""
+    rule = RULES[SOLAR]
+    history: list[Any] = [{"role": "user", "content": "Weather?"}, _answer("Which city?")]
+    root = rule.start(history)
+    first = [*history, _solar_call("a1"), {"role": "tool", "tool_call_id": "a1", "content": "sunny"}]
+    second = [*history, _solar_call("b2"), {"role": "tool", "tool_call_id": "c3", "content": "rain"}]
+    one = rule.advance(root, first, 2)
+    two = rule.advance(root, second, 2)
+    assert one[2] is root[2]  # grown in place
+    assert two[2] is not root[2]  # a branch: copied
+    assert one[2].calls == {"a1": [2]} and one[2].responses == {"a1": 3}
+    assert two[2].calls == {"b2": [2]} and two[2].responses == {"c3": 3}
+    assert rule.window_anchors(one, rule.advance(one, [*first, _answer("Ok."), _answer("Ok."),
+                                                        {"role": "tool", "tool_call_id": "a1", "content": "x"}], 4), 4) == (0, 2)
+    # the root reads as of its own count: the new call reuses no id of its responses
+    assert rule.keeps(root, one, 1)

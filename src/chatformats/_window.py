@@ -23,7 +23,8 @@ pre-pass and loop, that
 2. ``Y_A == Y'_A`` and ``Y_B == Y'_B``: iteration ``j >= k`` reads its message, its
    neighbours back to ``s`` (in the window), the next ones (in the window), ``loop.first``
    (false in both: the window starts with an anchor), ``loop.last`` (the same message in both)
-   and pre-pass state that the anchors reproduce (:meth:`Rule.anchors`).
+   and pre-pass state that the anchors reproduce (:meth:`Rule.anchors`; a rule whose anchors
+   depend on the new messages too gives them from both states, :meth:`Rule.window_anchors`).
 
 Then ``R(B)`` starts with ``R(A) + completion`` exactly when ``R(W_B)`` starts with
 ``R(W_A) + completion``, and what follows is the same text.  The bridge renders the two windows
@@ -37,6 +38,7 @@ only, so a turn's cost does not grow with the history.  The messages are the tem
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Sequence
 
 from ._jinja import MISSING, think_split
@@ -77,6 +79,11 @@ class Rule:
     def anchors(self, old: Any, start: int) -> tuple[int, ...]:
         """The indices below ``start`` the window keeps, in order."""
         return tuple(range(min(self.head, start)))
+
+    def window_anchors(self, old: Any, new: Any, start: int) -> tuple[int, ...]:
+        """The anchors of both windows, given the state ``new`` after the new messages too (a
+        rule whose anchors depend on the new messages reads it; the others: :meth:`anchors`)."""
+        return self.anchors(old, start)
 
 
 class ImageRule(Rule):
@@ -466,6 +473,164 @@ class FinalRule(Rule):
         return head + (last,) if len(head) <= last < start else head
 
 
+class _CallIndex:
+    """The call-id index of one chain of turns, shared by its states and grown in place: each
+    call id's assistant-message indices (ascending) and each tool response id's first index,
+    for the chain's messages ``[0, size)``.  A state reads it as of its own message count ``n``
+    (entries below ``n``: the chain's messages are the same below any of its counts).  A state
+    whose ``n`` is ``size`` extends it in place; any other (a second turn extended from the same
+    prompt, a branch) extends a copy restricted to ``[0, n)``: O(ids), once per branch."""
+
+    __slots__ = ("calls", "responses", "size")
+
+    def __init__(self, calls: dict[str, list[int]], responses: dict[str, int], size: int) -> None:
+        self.calls, self.responses, self.size = calls, responses, size
+
+    def extended(self, n: int, calls: list[tuple[str, int]], responses: list[tuple[str, int]],
+                 size: int) -> _CallIndex:
+        """The index as of ``n`` with ``calls`` and ``responses`` (at indices ``n`` and above)
+        added, covering ``size`` messages: this one grown in place when it ends at ``n``, else a
+        copy (the test and the growth under one lock, as turns are bridged in threads)."""
+        with _INDEXING:
+            index = self
+            if index.size != n:
+                kept = {call_id: [i for i in found if i < n] for call_id, found in self.calls.items()}
+                index = _CallIndex({call_id: found for call_id, found in kept.items() if found},
+                                   {call_id: i for call_id, i in self.responses.items() if i < n}, n)
+            known = index.calls
+            for call_id, at in calls:
+                found = known.get(call_id)
+                if found is None:
+                    known[call_id] = [at]
+                elif found[-1] != at:
+                    found.append(at)
+            first = index.responses
+            for call_id, at in responses:
+                if call_id not in first:
+                    first[call_id] = at
+            index.size = size
+        return index
+
+
+#: Guards the test-and-grow of :meth:`_CallIndex.extended`.
+_INDEXING = threading.Lock()
+
+
+class ToolNameRule(Rule):
+    """Solar Open (``ports/solar_open.py``): the system block reads the variables and *every*
+    system message's content (``ns.system_messages``, L87-92); the pre-pass finds
+    ``last_user_idx``, the last message of role ``user`` (``-1`` for none, L11-16); the loop
+    carries no state.  An iteration reads:
+
+    - a user message: its content;
+    - an assistant message: its reasoning, written (``lastthink``, the default) when it is
+      truthy and ``loop.index0 > last_user_idx``; then its calls or its content;
+    - a tool response: the previous and next messages' roles (a run shares one
+      ``<|begin|>tool`` block), ``loop.last``'s length test, and ``get_tool_name(messages,
+      tool_call_id)`` (L66-76), the names of *every* call in the conversation whose id is its
+      ``tool_call_id``, later ones included, joined in message order.
+
+    When the render of ``A`` succeeds, every assistant message of ``A`` with truthy
+    ``tool_calls`` renders them (the same iteration the scan makes: a list of calls, each with a
+    string ``id`` and ``function.name``), every tool response has a string ``tool_call_id``, so
+    the scan of ``A`` meets no failure and its name for an id is the names of ``A``'s calls of
+    that id joined; in ``B`` it is those followed by the names of the new calls of that id (the
+    new messages come last).
+
+    The state: ``(last user index, first assistant index after it with truthy reasoning, the
+    call-id index, its message count n, fresh calls, fresh responses, tail)``: the index
+    (:class:`_CallIndex`, read as of ``n``) maps each call id to the assistant messages with a
+    call of that id, in order, and each tool response's id to its first index; ``fresh calls``
+    and ``fresh responses`` are the ids of the calls and responses of the messages advanced
+    over (the responses' from ``messages[n - 1]`` on: the last message of ``A``, the ``tail``
+    the previous state records, is iteration ``k``).  Advancing costs the new messages (a
+    chain of turns grows one index in place; a branch copies it once).  An assistant message
+    whose truthy ``tool_calls`` is not a list or tuple of dicts with string ids, a tool
+    response whose id is not a string, or a new system message: the rule cannot tell (the
+    full render decides, and fails where the template fails).
+
+    - Point 1: the system block is the same (no new system message).  An assistant turn before
+      ``k`` changes only when the last user moves (a new user message) while a turn with truthy
+      reasoning lies between the old one and ``k`` (the :class:`LastUserRule` test).  A tool
+      response of ``A`` changes only when a new call carries its id (its name grows): then
+      :meth:`keeps` is false (the full render decides, which answers ``None`` when the name
+      grows).  Its neighbours lie in ``A``, and it is not last in either.
+    - Point 2: the window's run starts at ``k - 1`` (a tool response at ``k`` reads the role
+      before it); the anchors are ``messages[0]``, the last user message of ``A`` (when before
+      the run; a new one is in the run: each window's last user is its conversation's, and
+      ``j > last_user_idx`` compares positions in the same order), and every assistant message
+      before the run with a call whose id is that of a tool response at or after ``k``
+      (:meth:`window_anchors`): the window's scan for such a response then meets every call of
+      its id, in order, and joins the same names, in ``W_A`` as in ``A`` and in ``W_B`` as in
+      ``B``.  The same anchors are kept in both windows: they lie in ``A``, and the window's
+      responses before ``k`` (a subset of ``A``'s) get no new call (point 1), and its
+      assistant turns before ``k`` write their reasoning alike (the test of point 1), so
+      ``P_A == P_B``.
+    """
+
+    __slots__ = ()
+
+    def start(self, messages: Sequence[Any]) -> Any:
+        return self.advance((-1, -1, _CallIndex({}, {}, 0), 0, (), (), None), messages, 0)
+
+    def advance(self, state: Any, messages: Sequence[Any], n: int) -> Any:
+        user, first, index, _, _, _, tail = state
+        calls: list[tuple[str, int]] = []
+        responses: list[tuple[str, int]] = []
+        fresh_responses: list[str] = [] if tail is None else [tail]
+        for at in range(n, len(messages)):
+            message = messages[at]
+            tail = None
+            if type(message) is not dict:
+                continue  # no role: no branch, and the scan skips it
+            role = message.get("role", MISSING)
+            if role == "user":  # L13-14
+                user, first = at, -1
+            elif role == "assistant":
+                if first < 0 and message.get("reasoning", MISSING):  # L131
+                    first = at
+                tool_calls = message.get("tool_calls", MISSING)
+                if tool_calls:  # L68, L137
+                    if type(tool_calls) is not list and type(tool_calls) is not tuple:
+                        return None
+                    for call in tool_calls:
+                        call_id = call.get("id", MISSING) if type(call) is dict else MISSING
+                        if type(call_id) is not str:
+                            return None
+                        calls.append((call_id, at))
+            elif role == "tool":
+                call_id = message.get("tool_call_id", MISSING)
+                if type(call_id) is not str:  # L116
+                    return None
+                responses.append((call_id, at))
+                fresh_responses.append(call_id)
+                tail = call_id
+            elif role == "system" and n:  # a new system message: the header changes
+                return None
+        size = len(messages)
+        index = index.extended(n, calls, responses, size)
+        return (user, first, index, size, tuple(call_id for call_id, _ in calls), tuple(fresh_responses), tail)
+
+    def keeps(self, old: Any, new: Any, k: int) -> bool:
+        if not (old[0] == new[0] or old[1] < 0 or old[1] >= k):
+            return False
+        responses, n = old[2].responses, old[3]
+        return not any(responses.get(call_id, n) < n for call_id in new[4])
+
+    def window_anchors(self, old: Any, new: Any, start: int) -> tuple[int, ...]:
+        head = tuple(range(min(self.head, start)))
+        low = len(head)
+        kept = {old[0]} if low <= old[0] < start else set()  # a new last user is in the run
+        calls = new[2].calls
+        for call_id in new[5]:
+            for at in calls.get(call_id, ()):
+                if at >= start:
+                    break
+                if at >= low:
+                    kept.add(at)
+        return head + tuple(sorted(kept))
+
+
 #: The messages before the loop and the look-behind of each family (the proofs: each rule's
 #: docstring and the comments here).
 #:
@@ -506,6 +671,7 @@ RULES: dict[str, Rule] = {
     "deepseek-v3.1": ResetFlagsRule(head=1, lookbehind=0, outputs=False),
     "deepseek-r1-0528-qwen3": ResetFlagsRule(head=1, lookbehind=0, outputs=True),
     "gpt-oss": FinalRule(head=1, lookbehind=0),
+    "solar-open": ToolNameRule(head=1, lookbehind=1),
     "qwen3-instruct-2507": _LOCAL_1,
     "qwen2.5-instruct": _LOCAL_1,
     "qwen2.5-instruct-2024-09": _LOCAL_1,
@@ -520,8 +686,9 @@ RULES: dict[str, Rule] = {
     "llama-3.2-vision-2024-12": _VISION,
     "llama-3.2-vision-variant": _VISION,
 }
-"""The formats whose bridge renders a window; every other format renders the whole
-conversation each turn (``docs/ids.md`` says why, format by format)."""
+"""The formats whose bridge renders a window (every registered format has one); a format
+without a rule renders the whole conversation each turn (``docs/ids.md``: the rules, format by
+format)."""
 
 
 def rule(name: str) -> Rule | None:

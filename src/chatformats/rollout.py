@@ -235,7 +235,7 @@ class _Context:
         state = rule.advance(self.state, messages, n)
         if state is None or not rule.keeps(self.state, state, n - 1):
             return None
-        head = [messages[i] for i in rule.anchors(self.state, start)]
+        head = [messages[i] for i in rule.window_anchors(self.state, state, start)]
         try:
             before = _core.call_port(name, self.port, self.calls, [*head, *messages[start:n]],
                                      self._variables(self.prompted), self.now)
