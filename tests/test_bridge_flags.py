@@ -37,7 +37,8 @@ from chatformats._window import RULES, FinalRule, FlagsRule, ResetFlagsRule, Too
 
 from . import bpe, budget
 from .oracle import FIXED_NOW
-from .test_bridge import TOOL, completion_of, full_path, has_parser, rich_assistant, same_turn, texts
+from .test_bridge import (TOOL, completion_of, full_path, has_parser, read_back, reasoning_key,
+                          rich_assistant, same_turn, texts)
 
 FLAG_FORMATS = sorted(name for name, rule in RULES.items() if isinstance(rule, (FlagsRule, FinalRule)))
 PER_FORMAT = budget.per_format(150)
@@ -93,7 +94,8 @@ def test_the_flag_windows_are_the_full_render(name: str, data: st.DataObject) ->
     except chatformats.ChatFormatError:
         return
     for _ in range(data.draw(st.integers(1, 10), label="steps")):
-        message = data.draw(rich_assistant(name.startswith("deepseek")), label="sampled message")
+        message = data.draw(rich_assistant(name.startswith("deepseek"), reasoning_key(name)),
+                            label="sampled message")
         completion = completion_of(name, list(prompt.messages), message, prompt.variables,
                                    cut=data.draw(st.integers(0, 5), label="cut") == 0)
         if completion is None:
@@ -105,8 +107,8 @@ def test_the_flag_windows_are_the_full_render(name: str, data: st.DataObject) ->
             return
         if turn is None:  # the template rewrites this history: go on from its render
             try:
-                parsed = given_message or chatformats.parse_response(
-                    name, completion, prefix=prompt.appended, tools=prompt.variables.get("tools"))
+                parsed = given_message or read_back(name, chatformats.parse_response(
+                    name, completion, prefix=prompt.appended, tools=prompt.variables.get("tools")))
                 turn = chatformats.start(name, [*prompt.messages, parsed, *new], tokenizer=tok,
                                          now=FIXED_NOW)
             except chatformats.ChatFormatError:
@@ -193,10 +195,14 @@ def solar_calls(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 @st.composite
 def solar_sampled(draw: st.DrawFn) -> dict[str, Any]:
-    """The sampled turn: tool calls (ids from the pool) or content."""
+    """The sampled turn: tool calls (ids from the pool) or content, now and then with reasoning
+    (which the parser reads back into ``reasoning``, the field the template reads)."""
+    message: dict[str, Any] = {"role": "assistant", "content": draw(texts)}
     if draw(st.booleans()):
-        return {"role": "assistant", "content": "", "tool_calls": draw(solar_calls())}
-    return {"role": "assistant", "content": draw(texts)}
+        message = {"role": "assistant", "content": "", "tool_calls": draw(solar_calls())}
+    if draw(st.integers(0, 3)) == 0:
+        message["reasoning"] = draw(texts)
+    return message
 
 
 @st.composite
@@ -204,7 +210,7 @@ def solar_message(draw: st.DrawFn) -> dict[str, Any]:
     kind = draw(st.sampled_from(["tool", "tool", "tool", "user", "assistant", "system"]))
     if kind == "tool":
         return {"role": "tool", "tool_call_id": draw(CALL_IDS), "content": draw(texts)}
-    if kind == "assistant":  # with reasoning (which a parsed completion never has for Solar)
+    if kind == "assistant":  # with reasoning
         message: dict[str, Any] = {"role": "assistant", "content": draw(texts), "reasoning": draw(texts)}
         if draw(st.booleans()):
             message["content"] = ""
@@ -243,8 +249,8 @@ def test_the_solar_window_is_the_full_render(data: st.DataObject) -> None:
             return
         if turn is None:  # the template renders this history differently: go on from its render
             try:
-                parsed = chatformats.parse_response(name, completion, prefix=prompt.appended,
-                                                    tools=prompt.variables.get("tools"))
+                parsed = read_back(name, chatformats.parse_response(
+                    name, completion, prefix=prompt.appended, tools=prompt.variables.get("tools")))
                 turn = chatformats.start(name, [*prompt.messages, parsed, *new], tokenizer=tok,
                                          now=FIXED_NOW, **variables)
             except chatformats.ChatFormatError:
@@ -375,3 +381,24 @@ def test_a_branch_grows_its_own_call_index() -> None:
                                                         {"role": "tool", "tool_call_id": "a1", "content": "x"}], 4), 4) == (0, 2)
     # the root reads as of its own count: the new call reuses no id of its responses
     assert rule.keeps(root, one, 1)
+
+
+def test_a_solar_turn_that_reasons_extends_its_prompt() -> None:
+    """Solar's template reads reasoning from ``reasoning`` (which the pipeline never fills from
+    ``reasoning_content``): the bridge reads the sampled reasoning back into it, so a tool-call
+    turn that reasons is an extension of its prompt, equal to the full render."""
+    name = "solar-open"
+    tok = bpe.backend(name)
+    prompt = chatformats.start(name, [{"role": "user", "content": "Weather in Oslo?"}], tokenizer=tok,
+                               tools=[TOOL], now=FIXED_NOW)
+    sampled = {"role": "assistant", "content": "", "reasoning": "Ask the tool.",
+               "tool_calls": [{"id": "c1", "type": "function",
+                               "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]}
+    completion = completion_of(name, list(prompt.messages), sampled, prompt.variables, cut=False)
+    assert completion is not None and "Ask the tool." in completion
+    new = [{"role": "tool", "tool_call_id": "c1", "content": "Sunny."}]
+    turn = chatformats.bridge(name, prompt, completion, new, tokenizer=tok)
+    assert turn is not None and turn.rewritten is None
+    full = chatformats.apply_chat_template(name, [*prompt.messages, sampled, *new], tools=[TOOL],
+                                           add_generation_prompt=True, now=FIXED_NOW)
+    assert turn.text == full and turn.messages[-2] == sampled
