@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,6 +36,16 @@ from .oracle import FIXED_NOW
 
 FORMATS = chatformats.formats()
 NAME = "qwen3-instruct-2507"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def by_pieces_from_the_first_character() -> Iterator[None]:
+    """Every text is encoded by pieces where the rule admits it, however short (the length
+    threshold is speed only)."""
+    saved = Encoder.pieces_from
+    Encoder.pieces_from = 0
+    yield
+    Encoder.pieces_from = saved
 
 
 def whole(tok: Any, text: str) -> tuple[list[int], list[tuple[int, int]]]:
@@ -118,17 +129,24 @@ def trained(pipeline: str) -> Any:
         "metaspace first": (None, pre.Metaspace(prepend_scheme="first")),
         "digits, whitespace": (None, pre.Sequence([pre.Digits(individual_digits=True), pre.WhitespaceSplit(),
                                                    byte_level])),
+        "byte-level prefix space": (None, pre.ByteLevel(add_prefix_space=True, use_regex=True)),
+        "bert wordpiece": (normalizers.BertNormalizer(lowercase=True), pre.BertPreTokenizer()),
     }
     base = pipeline if pipeline in setups else "byte-level"
     normalizer, pre_tokenizer = setups[base]
-    tok = Tokenizer(models.BPE(byte_fallback=False, unk_token=None))
+    wordpiece = base == "bert wordpiece"
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]") if wordpiece else models.BPE())
     if normalizer is not None:
         tok.normalizer = normalizer
     tok.pre_tokenizer = pre_tokenizer
-    tok.decoder = decoders.ByteLevel()
-    alphabet = pre.ByteLevel.alphabet() if "metaspace" not in base else []
-    tok.train_from_iterator(bpe._corpus(NAME) + ["THINK Think ▁x 0123456789"], trainers.BpeTrainer(
-        vocab_size=500, initial_alphabet=alphabet, show_progress=False))
+    tok.decoder = decoders.WordPiece() if wordpiece else decoders.ByteLevel()
+    alphabet = pre.ByteLevel.alphabet() if "metaspace" not in base and not wordpiece else []
+    corpus = bpe._corpus(NAME) + ["THINK Think ▁x 0123456789"]
+    if wordpiece:
+        trainer: Any = trainers.WordPieceTrainer(vocab_size=500, special_tokens=["[UNK]"], show_progress=False)
+    else:
+        trainer = trainers.BpeTrainer(vocab_size=500, initial_alphabet=alphabet, show_progress=False)
+    tok.train_from_iterator(corpus, trainer)
     controls = sorted(chatformats.get_format(NAME).control_strings)
     flags: dict[str, dict[str, bool]] = {c: {} for c in controls}
     if pipeline == "normalized added tokens":
@@ -160,7 +178,7 @@ def trained(pipeline: str) -> Any:
 PIPELINES = {
     "byte-level": True, "llama-3 split": True, "nfkc, lowercase": True, "prepend, strip": True,
     "metaspace always": True, "digits, whitespace": True, "normalized added tokens": True,
-    "overlapping": True,
+    "overlapping": True, "byte-level prefix space": True, "bert wordpiece": True,
     "metaspace first": False, "lstrip": False, "rstrip": False, "single word": False,
     "encode special tokens": False, "truncation": False, "dropout": False,
 }
@@ -232,6 +250,15 @@ def test_the_rule_is_read_again_when_the_tokenizer_changes() -> None:
     assert enc.splitter is None
     tok.encode_special_tokens = True
     assert enc.splitter is None
+
+
+def test_a_short_text_is_encoded_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Encoder, "pieces_from", 100)
+    enc = Encoder(bpe.backend(NAME))
+    short, long = "<|im_start|>user\nhi<|im_end|>", "<|im_start|>user\n" + "hi " * 40 + "<|im_end|>"
+    assert not callable(enc.encode_lazy(short)[1]) and callable(enc.encode_lazy(long)[1])
+    assert enc.encode(short) == whole(bpe.backend(NAME), short)
+    assert enc.encode(long) == whole(bpe.backend(NAME), long)
 
 
 def test_offsets_are_built_when_first_read() -> None:
