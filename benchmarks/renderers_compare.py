@@ -41,8 +41,8 @@ encodes the rest; the vocabulary is not the model's, so token counts (and encode
 model's, but the text comparison does not depend on it.
 
 **Speed.** Per mapped format (the default variables), on the conversations both render and on the
-standard workloads (``benchmarks/workloads.py``: short chat, tool agent, 10-, 100- and
-1,000-message chats) where renderers renders them: renderers' ``render_ids``; chatformats'
+standard workloads (``benchmarks/workloads.py``: short chat, tool agent, 100- and 1,000-message
+chats) where renderers renders them: renderers' ``render_ids``; chatformats'
 ``apply_chat_template(..., tokenize=True, tokenizer=...)``; chatformats' ``render`` (the template
 layer, with the variables transformers passes) followed by the tokenizer's own ``encode``; and
 transformers' ``apply_chat_template(tokenize=True)`` for reference.  CPU time
@@ -133,7 +133,7 @@ EXTRA_TOKENS = {"glm-4.5": ("[gMASK]", "<sop>")}
 KINDS = ("plain", "system", "reasoning_history", "inline_think", "tool_calls", "parallel_calls",
          "tools_given")
 QUICK_FORMATS = ("qwen3", "deepseek-r1")
-SPEED_WORKLOADS = ("short_chat", "tool_agent", "chat_10", "chat_100", "chat_1000")
+SPEED_WORKLOADS = ("short_chat", "tool_agent", "chat_100", "chat_1000")
 QUICK_SPEED_WORKLOADS = ("short_chat",)
 
 TOOLS = [
