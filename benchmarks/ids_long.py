@@ -47,9 +47,10 @@ ENGINES = ("chatformats.apply(tokenize=True)", "chatformats.render_ids", "chatfo
 def engines(fmt: str, tokenizer: Any) -> Dict[str, Any]:
     out = R.speed_engines(fmt, tokenizer)
     variables = dict(R.MAPPING[fmt][3][0][1])
+    variables.update(chatformats.get_format(fmt).special_tokens)  # as transformers passes them
 
     def render_ids(convs: List[R.Conversation]) -> Any:
-        return [chatformats.render_ids(fmt, c.messages, tokenizer=tokenizer, tools=c.tools,
+        return [chatformats.render_ids(fmt, c.messages, tokenizer=tokenizer, tools=c.tools, documents=None,
                                        add_generation_prompt=c.add_generation_prompt, now=R.NOW,
                                        **variables).ids for c in convs]
 
@@ -85,7 +86,7 @@ def run(argv: Optional[List[str]] = None) -> List[Dict[str, Any]]:
             expected = timed["transformers(tokenize=True)"](conv)
             # the template layer's ids are its text's (render) encoded; every other engine's are
             # transformers'
-            template = [list(e.ids) for e in timed["chatformats.render+encode"](conv)]
+            template = [list(getattr(e, "ids", e)) for e in timed["chatformats.render+encode"](conv)]
             for name in ENGINES:
                 got = [list(getattr(g, "ids", g)) for g in timed[name](conv)]
                 assert got == (template if name in ("chatformats.render_ids", "chatformats.render+encode")
