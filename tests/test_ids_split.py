@@ -74,7 +74,7 @@ def naive_cut(tok: Any, text: str) -> list[int]:
 
 
 def long_chat(turns: int) -> list[dict[str, Any]]:
-    chat: list[dict[str, Any]] = [bpe.TRAINING_CHATS[0][0]]
+    chat: list[dict[str, Any]] = [{"role": "system", "content": "Answer briefly.\n\nBe kind."}]
     for turn in range(turns):
         chat.append({"role": "user", "content": f" Turn {turn}:\n\nwhat now? <|im_start|> 中文"})
         chat.append({"role": "assistant", "content": f"\n\nStep {turn} done.\n"})
@@ -237,7 +237,7 @@ def test_a_normalized_added_token_is_left_to_the_piece() -> None:
 
 
 def test_the_rule_is_read_again_when_the_tokenizer_changes() -> None:
-    from tokenizers import AddedToken, Tokenizer
+    from tokenizers import AddedToken, Tokenizer, pre_tokenizers
 
     tok = Tokenizer.from_str(trained("byte-level").to_str())
     enc = Encoder(tok)
@@ -246,6 +246,11 @@ def test_the_rule_is_read_again_when_the_tokenizer_changes() -> None:
     tok.add_tokens([AddedToken("<new>", normalized=False)])
     assert tok.token_to_id("<new>") in enc.ids(text)
     assert enc.encode(text) == whole(tok, text)
+    before = tok.pre_tokenizer
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+    assert enc.splitter is None and enc.encode(text) == whole(tok, text)
+    tok.pre_tokenizer = before
+    assert enc.splitter is not None
     tok.add_tokens([AddedToken("<lstrip>", lstrip=True, normalized=False)])
     assert enc.splitter is None
     tok.encode_special_tokens = True

@@ -175,6 +175,11 @@ def _local(state: Any, kinds: frozenset[str]) -> bool:
     return isinstance(members, list) and all(_local(m, kinds) for m in members)
 
 
+def _state_bytes(component: Any) -> Any:
+    """A component's serialized bytes (``None`` for none)."""
+    return None if component is None else component.__getstate__()
+
+
 def _component_state(component: Any) -> Any:
     """A ``tokenizers`` component's serialized form (``None`` for none); raises if it has none."""
     if component is None:
@@ -225,7 +230,7 @@ class Splitter:
                 if not _local(_component_state(getattr(backend, kind)), kinds):
                     return None
             decoder = backend.get_added_tokens_decoder()
-            size = backend.get_vocab_size(with_added_tokens=True)
+            size = backend.get_vocab_size(True)
         except Exception:  # noqa: BLE001 — an object we cannot read is encoded whole
             return None
         ids: dict[str, int] = {}
@@ -254,7 +259,8 @@ class Encoder:
     tokenizers library encodes one long string in more than linear time, its pieces in linear
     time."""
 
-    __slots__ = ("tokenizer", "backend", "transformers", "_added", "_contents", "_splitter")
+    __slots__ = ("tokenizer", "backend", "transformers", "_added", "_contents", "_splitter", "_read",
+                 "_key")
 
     #: The length (characters) from which a text is encoded by pieces: below it, one call's
     #: overhead per piece costs more than the whole string's extra time (both are exact; measured
@@ -276,23 +282,31 @@ class Encoder:
         self.backend = backend
         self._added: frozenset[int] | None = None
         self._contents: dict[int, str] | None = None
-        self._splitter: Splitter | None | bool = False  # False: not read yet
+        self._splitter: Splitter | None = None
+        self._read = False  # whether _splitter has been worked out (for the tokenizer as _key)
+        self._key: Any = None
 
     @property
     def splitter(self) -> Splitter | None:
-        """The :class:`Splitter` if encoding piece by piece is exact now, else ``None``.  The
-        tokenizer's static parts are read once (again if its vocabulary's size changes: tokens
-        added); truncation, padding, ``encode_special_tokens`` and transformers'
-        ``split_special_tokens`` at every call."""
+        """The :class:`Splitter` if encoding piece by piece is exact now, else ``None``.  Read
+        at every call (a long text's: the reading costs microseconds): truncation, padding,
+        ``encode_special_tokens`` and transformers' ``split_special_tokens`` directly; the rest
+        again whenever the vocabulary's size (tokens added), the normalizer, pre-tokenizer,
+        post-processor or model kind has changed since it was last worked out."""
         backend = self.backend
         if (backend.truncation is not None or backend.padding is not None
                 or getattr(backend, "encode_special_tokens", False)
                 or getattr(self.tokenizer, "split_special_tokens", False) is True):
             return None
-        splitter = self._splitter
-        if splitter is False or (splitter is not None and splitter.size != backend.get_vocab_size(True)):
-            splitter = self._splitter = Splitter.of(backend)
-        return splitter
+        try:
+            model = backend.model
+            key: Any = (backend.get_vocab_size(True), type(model).__name__, getattr(model, "dropout", None),
+                        *(_state_bytes(getattr(backend, kind)) for kind in _LOCAL))
+        except Exception:  # noqa: BLE001 — an object we cannot read is encoded whole
+            return None
+        if not self._read or key != self._key:
+            self._splitter, self._key, self._read = Splitter.of(backend), key, True
+        return self._splitter
 
     def encode_lazy(self, text: str) -> tuple[list[int], Any]:
         """``text``'s ids and its offsets: a list, or a callable that builds it."""
