@@ -236,3 +236,15 @@ def test_renderers_first_difference():
     assert RC.first_difference("abc", "abcd") == (3, "", "d")
     tmpl, rend = RC.excerpt("x" * 100 + "A", "x" * 100 + "B", context=5)
     assert tmpl == "xxxxxA" and rend == "xxxxxB"
+
+
+def test_ids_long_quick():
+    """``python -m benchmarks.ids_long --quick``: every engine's ids are transformers' (checked in
+    the run before timing), one row per workload and a report.  No timing is asserted."""
+    pytest.importorskip("renderers")
+    from benchmarks import ids_long
+
+    rows = ids_long.run(["--quick"])
+    assert [row["workload"] for row in rows] == ["chat_10"] and rows[0]["tokens"] > 0
+    assert all(e["ratio"] > 0 for e in rows[0]["engines"].values())
+    assert "| qwen3 | chat_10 |" in ids_long.report(rows)

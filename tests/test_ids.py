@@ -25,6 +25,7 @@ formats).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,7 +34,7 @@ from hypothesis import strategies as st
 
 import chatformats
 from chatformats import ChatFormatError
-from chatformats.ids import encoder
+from chatformats.ids import Encoder, encoder
 
 from . import budget
 from . import bpe
@@ -47,6 +48,16 @@ from .test_spans import MESSAGES, template_variables
 FORMATS = chatformats.formats()
 PER_FORMAT = budget.per_format(60)
 KINDS = ["raw", "regex"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def by_pieces() -> Iterator[None]:
+    """The laws run on the piece-by-piece encoding (``chatformats.ids.Splitter``; the test
+    tokenizers admit it), whatever the text's length: the length threshold is speed only."""
+    saved = Encoder.pieces_from
+    Encoder.pieces_from = 0
+    yield
+    Encoder.pieces_from = saved
 
 
 def outcome(call: Any) -> tuple[str, Any]:
