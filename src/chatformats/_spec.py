@@ -81,6 +81,11 @@ class Spec(Record):
     - ``control_strings``, ``control_provenance``: the strings that mean something to the model
       in a prompt (its tokenizer's special and added tokens, then the template's structural
       tags) and where the list came from; what :func:`chatformats.audit` looks for;
+    - ``prose_strings``: text in the template that is shaped like a control string (``<|...|>``,
+      ``<tag>``, ``<name=``) but is prose, never written as structure (a placeholder in an
+      instruction, a name in a ``{# #}`` comment), each with why: the shapes the check that
+      ``control_strings`` lists every control string the template writes leaves out
+      (``tests/test_audit.py``), each required to occur in the template;
     - ``variables``: the names the template reads besides ``messages`` (jinja2's
       ``meta.find_undeclared_variables`` less the environment's globals), sorted;
     - ``calls``: the environment globals the template calls (a caller variable of the same name
@@ -104,7 +109,8 @@ class Spec(Record):
     """
 
     __slots__ = ("name", "model_ids", "description", "template_file", "template_sha256", "module",
-                 "special_tokens", "control_strings", "control_provenance", "variables", "calls",
+                 "special_tokens", "control_strings", "control_provenance", "prose_strings", "variables",
+                 "calls",
                  "content_format", "modalities", "variant_of", "revision_of", "grammar",
                  "reasoning_field", "call_arguments", "tests")
 
@@ -117,6 +123,7 @@ class Spec(Record):
     special_tokens: Mapping[str, str]
     control_strings: tuple[str, ...]
     control_provenance: str
+    prose_strings: Mapping[str, str]
     variables: tuple[str, ...]
     calls: frozenset[str]
     content_format: str
@@ -129,7 +136,8 @@ class Spec(Record):
     tests: Tests
 
     _defaults = {"model_ids": (), "description": "", "module": "", "special_tokens": {},
-                 "control_strings": (), "control_provenance": "", "variables": (),
+                 "control_strings": (), "control_provenance": "", "prose_strings": {},
+                 "variables": (),
                  "calls": frozenset(), "content_format": "string", "modalities": {},
                  "variant_of": "", "revision_of": "", "grammar": "", "reasoning_field": "reasoning_content",
                  "call_arguments": "mapping", "tests": Tests()}

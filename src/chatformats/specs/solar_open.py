@@ -36,6 +36,9 @@ SPEC = Spec(
          "<|endoftext|>, <unk> (added tokens llama.cpp's converter reads), the tokens 20-25 "
          "and 30-34 Upstage's vLLM fork pins (<|begin|> ... <|flush|>, <|calls|>, "
          "<|tool_calls|> ... <|tool_call:args|>); template: its other <|...|> strings"),
+    prose_strings={"<results>": "the system block's description of a tool response "
+                                "(<|tool_response:result|><results><|tool_response:end|>) uses it "
+                                "as a placeholder for the result"},
     variables=("add_generation_prompt",
          "default_system_prompt",
          "reasoning_effort",
