@@ -45,6 +45,9 @@ class Tests(Record):
     - ``weight``: this format's share of the suite's example budget relative to the others (a
       variant whose logic is exercised at full weight through its original may take less);
     - ``pipeline``: whether the shared pipeline-layer property runs for this format.
+    - ``parse_variables``: the variables the parsing properties (``tests/test_parse.py``) render
+      a turn with, each left out or one of the values given (a variable that changes what the
+      template writes of an assistant turn, which the canonical form then follows);
     - ``generation``: ``(find, replace)`` pairs that put transformers' ``{% generation %}`` tags
       around what the model generates in each assistant turn (applied in order to the reference
       template, each ``find`` occurring once; ``scripts/regenerate.py`` writes the tagged copy
@@ -52,7 +55,8 @@ class Tests(Record):
       convention.
     """
 
-    __slots__ = ("variables", "covering", "unreachable", "weight", "pipeline", "generation")
+    __slots__ = ("variables", "covering", "unreachable", "weight", "pipeline", "generation",
+                 "parse_variables")
 
     variables: Mapping[str, Any]
     covering: tuple[tuple[list[Any], dict[str, Any]], ...]
@@ -60,9 +64,10 @@ class Tests(Record):
     weight: float
     pipeline: bool
     generation: tuple[tuple[str, str], ...]
+    parse_variables: Mapping[str, tuple[Any, ...]]
 
     _defaults = {"variables": {}, "covering": (), "unreachable": {}, "weight": 1.0,
-                 "pipeline": True, "generation": ()}
+                 "pipeline": True, "generation": (), "parse_variables": {}}
 
 
 class Spec(Record):

@@ -76,6 +76,8 @@ SPEC = Spec(
     grammar="gpt_oss",
     reasoning_field="thinking",
     tests=Tests(
+        parse_variables={"reasoning_effort": ("low", "high"),
+                         "builtin_tools": (["browser"], ["python", "browser"])},
         variables={
             "tools": "schema_tools",
             "add_generation_prompt": "flag",

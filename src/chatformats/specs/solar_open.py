@@ -50,6 +50,8 @@ SPEC = Spec(
     grammar="solar_open",
     reasoning_field="reasoning",
     tests=Tests(
+        parse_variables={"think_render_option": ("all", "lastthink", "none"),
+                         "reasoning_effort": ("high", "medium")},
         variables={"add_generation_prompt": "flag", "default_system_prompt": "flag",
                    "reasoning_effort": ("low", "minimal", "medium", "high", "LOW", "low ", ["low"]),
                    "think_render_option": ("all", "lastthink", "none", "ALL", "", ["all"]),
