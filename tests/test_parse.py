@@ -46,13 +46,10 @@ def examples(ci: int) -> int:
     if not CI:
         return max(10, budget.per_format(ci) // 4)
     return budget.per_format(ci)
+
+
 # The formats that have a parser (formats sharing a grammar share its tables below).
 FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name).grammar]
-
-_DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
-             "<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>",
-             "<｜User｜>", "<｜tool▁outputs▁begin｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>",
-             "<｜begin▁of▁sentence｜>")
 
 #: The DeepSeek R1/V3 family's grammars (parsing/_deepseek.py), and those whose templates write
 #: tool calls only for a turn whose content is None (so only at the template layer: the pipeline
@@ -118,9 +115,9 @@ STRING_ONLY = {family(n) for n in FORMATS if chatformats.get_format(n).call_argu
 #: The grammars whose template writes one tool call per turn (the grammar's ``SINGLE_CALL``).
 SINGLE_CALL = tuple(sorted({family(n) for n in FORMATS if grammar(n).SINGLE_CALL}))
 
-#: Llama 3.1's built-in tools (``VARIABLES`` passes them as ``builtin_tools``), and the arguments
-#: its template can write back readably: string values without the ``", `` that separates
-#: two arguments (docs/parsing.md, the representable domain).
+#: Llama 3.1's built-in tools (its spec's ``tests.parse_variables`` passes them as
+#: ``builtin_tools``), and the arguments its template can write back readably: string values
+#: without the ``", `` that separates two arguments (docs/parsing.md, the representable domain).
 BUILTIN = ("brave_search", "wolfram_alpha", "code_interpreter")
 builtin_args = st.dictionaries(
     SAFE_NAME, _TEXTS["llama3_1", 4].filter(lambda t: '", ' not in t), max_size=3)
