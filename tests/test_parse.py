@@ -112,7 +112,7 @@ def json_args(name: str) -> st.SearchStrategy[dict[str, Any]]:
 #: The grammars whose templates take only string arguments (they concatenate them: the specs'
 #: ``call_arguments``).
 STRING_ONLY = {family(n) for n in FORMATS if chatformats.get_format(n).call_arguments == "string"}
-#: The grammars whose template writes one tool call per turn (the grammar's ``SINGLE_CALL``).
+#: The grammars whose template refuses a second tool call in a turn (the grammar's ``SINGLE_CALL``).
 SINGLE_CALL = tuple(sorted({family(n) for n in FORMATS if grammar(n).SINGLE_CALL}))
 
 #: Llama 3.1's built-in tools (its spec's ``tests.parse_variables`` passes them as

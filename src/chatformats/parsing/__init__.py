@@ -94,8 +94,8 @@ def grammar(name: Any) -> Any:
 def reserved(name: Any) -> tuple[str, ...]:
     """What a text field of a message in format ``name``'s representable domain never holds
     (docs/parsing.md): the markers of its grammar's exact table, then its ``RESERVED`` strings
-    (``parsing/grammars.py``), each once, in that order.  A content holding one of them does
-    not read back as itself."""
+    (``parsing/grammars.py``), each once, in that order.  A text holding one of them need not
+    read back as itself."""
     g = grammar(name)
     out: dict[str, None] = {}
     for state in g.STATES.values():

@@ -19,7 +19,9 @@ upper-case constants), which the parser's callers and the test suite read
   generation prompt leaves the parser: the assistant header, a prefilled think block);
 - ``STRING_ARGUMENTS``: whether a tool call's ``arguments`` given as a string read back as that
   string (the template writes the string as given, or ``tojson``'s it), not as the mapping;
-- ``SINGLE_CALL``: whether the template writes at most one tool call per turn;
+- ``SINGLE_CALL``: whether the template refuses a turn with more than one tool call (Llama's
+  "This model only supports single tool-calls at once!"; gpt-oss, which writes only the first,
+  does not refuse);
 - ``RECOVER_OPENERS``: the openers the recovering reading reads a call at inside text the
   template writes as content (a JSON call inside Llama content, Cogito's compact list opener):
   on content holding one the two readings differ (docs/parsing.md, "The recovering reading");
