@@ -6,6 +6,7 @@ import hashlib
 import json
 import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,3 +174,24 @@ def test_every_parsed_format_has_its_grammars_facts() -> None:
         assert type(facts["RECOVER_OPENERS"]) is tuple and all(type(o) is str and o for o in facts["RECOVER_OPENERS"])
         if chatformats.get_format(name).call_arguments == "string":
             assert facts["STRING_ARGUMENTS"], name
+
+
+def test_single_call_is_what_the_template_refuses() -> None:
+    """A grammar's ``SINGLE_CALL``, against the reference: for its formats a turn with two tool
+    calls fails beside a content of ``None`` and of ``""``; for any other format it renders
+    beside one of them (some templates write calls beside only one)."""
+    from chatformats.parsing import grammar
+
+    from . import oracle
+
+    for name in chatformats.formats():
+        fmt = chatformats.get_format(name)
+        if not fmt.grammar:
+            continue
+        arguments: Any = '{"city": "Paris"}' if fmt.call_arguments == "string" else {"city": "Paris"}
+        calls = [{"id": f"call_{k}", "type": "function",
+                  "function": {"name": "get_weather", "arguments": arguments}} for k in (1, 2)]
+        renders = [oracle.render(name, [{"role": "user", "content": "Weather?"},
+                                        {"role": "assistant", "content": content, "tool_calls": calls}],
+                                 record_coverage=False).ok for content in (None, "")]
+        assert grammar(name).SINGLE_CALL == (not any(renders)), (name, renders)
