@@ -26,7 +26,6 @@ hold verbatim, line for line, lives here:
   L105-108);
 - the tool or ``ipython`` message (:func:`ipython_turn`: 3.1 L97-104, 3.2 L81-88, Vision
   L110-117);
-- the variables' defaults that open 3.1 and 3.2 (:func:`preamble`: L1-7 of both);
 - the headers and end tokens.
 
 The ``Lnn`` comments below cite ``llama3_1_2024_09.jinja``.
@@ -89,28 +88,6 @@ Extend = Callable[[Iterable[str]], None]
 def path(index: int, suffix: str = "") -> str:
     """The path of ``messages[index]`` (or of a field of it, ``suffix``) in an error message."""
     return f"messages[{index}]{suffix}"
-
-
-
-def preamble(emit: Callable[[str], None], variables: Mapping[str, Any],
-             spans: Recorder | None) -> tuple[Any, Any]:
-    """3.1 and 3.2 L1-7, byte-identical in both texts: ``bos_token``, then the tools (the
-    ``custom_tools`` when defined) and ``tools_in_user_message`` (true when undefined).  Writes
-    the bos token and gives ``(tools, tools_in_user_message)``, ``tools`` ``MISSING`` when
-    neither variable is defined (each port's own next lines default the date, then the tools to
-    none)."""
-    get = variables.get
-    if spans is not None:
-        spans.source("bos_token")
-    emit(to_str(get("bos_token", MISSING)))  # L1: {{- bos_token }}
-    tools = get("tools", MISSING)
-    custom_tools = get("custom_tools", MISSING)
-    if custom_tools is not MISSING:  # L2: {%- if custom_tools is defined %}
-        tools = custom_tools  # L3: {%- set tools = custom_tools %}
-    tools_in_user_message = get("tools_in_user_message", MISSING)
-    if tools_in_user_message is MISSING:  # L5: {%- if not tools_in_user_message is defined %}
-        tools_in_user_message = True  # L6: {%- set tools_in_user_message = true %}
-    return tools, tools_in_user_message
 
 
 def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: Recorder | None) -> None:

@@ -9,11 +9,10 @@ the variable defaults (lines 1-13), the system-message extraction (15-21), the s
 (23-43), the tools in the first user message (45-64), the message loop (66-106) and the
 generation prompt (107-109).  ``Lnn`` comments cite template lines.
 
-The blocks this text shares verbatim with Llama 3.2 and Llama 3.2 Vision (the tool list, the first
-user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the headers)
-are :mod:`chatformats.ports._llama3`'s; so are the first seven lines, the variables' defaults but
-the date's, which Llama 3.2 holds byte for byte (``preamble``), and the message loop it shares with
-Llama 3.2 (``message_loop``); the tool-call branch of that loop (:func:`tool_call_turn`, with the
+The blocks this text shares verbatim with Llama 3.2 and Llama 3.2 Vision (the tool list, the
+first user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the
+headers) are :mod:`chatformats.ports._llama3`'s, and so is the message loop it shares with Llama
+3.2 (``message_loop``); the tool-call branch of that loop (:func:`tool_call_turn`, with the
 built-in calls) is this port's own.
 
 Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so
@@ -42,7 +41,6 @@ from ._llama3 import (
     json_call,
     message_loop,
     path,
-    preamble,
     single_call,
     tools_json,
 )
@@ -130,8 +128,17 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     emit = out.append
     extend = out.extend
 
-    # L1-7: bos_token, custom_tools, tools_in_user_message (3.2's L1-7, byte for byte)
-    tools, tools_in_user_message = preamble(emit, variables, spans)
+    if spans is not None:
+        spans.source("bos_token")
+    emit(to_str(get("bos_token", MISSING)))  # L1
+
+    tools = get("tools", MISSING)
+    custom_tools = get("custom_tools", MISSING)
+    if custom_tools is not MISSING:  # L2-4
+        tools = custom_tools
+    tools_in_user_message = get("tools_in_user_message", MISSING)
+    if tools_in_user_message is MISSING:  # L5-7
+        tools_in_user_message = True
     date_string = get("date_string", MISSING)
     if date_string is MISSING:  # L8-10
         date_string = DEFAULT_DATE

@@ -8,11 +8,10 @@ system-message extraction (19-25), the system block (27-44), the tools in the fi
 (46-65), the message loop (67-90) and the generation prompt (91-93).  ``Lnn`` comments cite
 template lines.
 
-The blocks this text shares verbatim with Llama 3.1 and Llama 3.2 Vision (the tool list, the first
-user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the headers)
-are :mod:`chatformats.ports._llama3`'s; so are the first seven lines, the variables' defaults but
-the date's, which Llama 3.1 holds byte for byte (``preamble``), and the message loop it shares with
-Llama 3.1 (``message_loop``) but for the loop's tool-call branch (:func:`tool_call_turn`).
+The blocks this text shares verbatim with Llama 3.1 and Llama 3.2 Vision (the tool list, the
+first user message's tools, the single call's checks and JSON body, the ``ipython`` turn, the
+headers) are :mod:`chatformats.ports._llama3`'s, and so is the message loop it shares with Llama
+3.1 (``message_loop``) but for the loop's tool-call branch (:func:`tool_call_turn`).
 
 Whitespace: every statement and comment strips what precedes it (``{%-``, ``{#-``, ``{{-``), so
 the blank lines 18, 26, 45 and 66 emit nothing.
@@ -27,7 +26,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, item, need_str, strftime_now, trim
+from .._jinja import MISSING, item, need_str, strftime_now, to_str, trim
 from .._spans import Recorder
 from ._llama3 import (
     ASSISTANT_HEAD,
@@ -40,7 +39,6 @@ from ._llama3 import (
     first_user_tools,
     json_call,
     message_loop,
-    preamble,
     single_call,
     tools_json,
 )
@@ -72,8 +70,17 @@ def render(messages: Sequence[Any], variables: Mapping[str, Any], now: datetime,
     emit = out.append
     extend = out.extend
 
-    # L1-7: bos_token, custom_tools, tools_in_user_message (3.1's L1-7, byte for byte)
-    tools, tools_in_user_message = preamble(emit, variables, spans)
+    if spans is not None:
+        spans.source("bos_token")
+    emit(to_str(get("bos_token", MISSING)))  # L1
+
+    tools = get("tools", MISSING)
+    custom_tools = get("custom_tools", MISSING)
+    if custom_tools is not MISSING:  # L2-4
+        tools = custom_tools
+    tools_in_user_message = get("tools_in_user_message", MISSING)
+    if tools_in_user_message is MISSING:  # L5-7
+        tools_in_user_message = True
     date_string = get("date_string", MISSING)
     if date_string is MISSING:  # L8-14
         # L9: `strftime_now is defined` is always true: the environment defines it, and a
