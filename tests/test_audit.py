@@ -41,21 +41,20 @@ def call(name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
 #: ``<name=`` openers.
 _CONTROL_SHAPE = re.compile(
     r"<\|[^|<>\s]+\|>|<｜[^｜<>\s]+｜>|</?[A-Za-z_][A-Za-z0-9_]*>|<[A-Za-z_][A-Za-z0-9_]*=")
-#: Tag-shaped text in a template that is prose, not structure: Solar Open's description of a tool
-#: response (``<|tool_response:result|><results><|tool_response:end|>``) uses ``<results>`` as a
-#: placeholder for the result; gpt-oss names a ``<|final|>`` message in a ``{#- #}`` comment.
-_PROSE = {"solar-open": {"<results>"}, "gpt-oss": {"<|final|>"}}
 
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_every_control_string_the_template_writes_is_listed(name: str) -> None:
     fmt = chatformats.get_format(name)
     source = fmt.template_source()
-    shaped = set(_CONTROL_SHAPE.findall(source)) - _PROSE.get(name, set())
+    # Tag-shaped text the template holds as prose (``Spec.prose_strings``, each with its reason)
+    # is no control string; each exemption is still in the template, and none is listed.
+    shaped = set(_CONTROL_SHAPE.findall(source)) - set(fmt.prose_strings)
     assert shaped, "the template writes no control string at all?"
     assert shaped <= set(fmt.control_strings), sorted(shaped - set(fmt.control_strings))
-    for token in _PROSE.get(name, ()):  # each exemption is still in the template
-        assert token in source
+    for token, why in fmt.prose_strings.items():
+        assert token in source and why, token
+        assert token not in fmt.control_strings, token
 
 
 @pytest.mark.parametrize("name", FORMATS)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import chatformats
 from chatformats import ParseError, ResponseParser, parse_response
-from chatformats.parsing import _check_grammars, family, grammar
+from chatformats.parsing import _check_grammars, family, grammar, reserved
 
 from . import budget
 from . import strategies as s
@@ -46,13 +46,10 @@ def examples(ci: int) -> int:
     if not CI:
         return max(10, budget.per_format(ci) // 4)
     return budget.per_format(ci)
+
+
 # The formats that have a parser (formats sharing a grammar share its tables below).
 FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name).grammar]
-
-_DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
-             "<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>",
-             "<｜User｜>", "<｜tool▁outputs▁begin｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>",
-             "<｜begin▁of▁sentence｜>")
 
 #: The DeepSeek R1/V3 family's grammars (parsing/_deepseek.py), and those whose templates write
 #: tool calls only for a turn whose content is None (so only at the template layer: the pipeline
@@ -60,42 +57,10 @@ _DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜
 DEEPSEEK = {"deepseek_r1", "deepseek_r1_distill", "deepseek_v3", "deepseek_r1_0528_qwen3"}
 NONE_CONTENT_CALLS = {"deepseek_r1_distill", "deepseek_v3"}
 
-# Every control string a format's parser or template gives a meaning to: texts of the
+# Every control string a format's parser or template gives a meaning to, by grammar (the
+# markers of its exact table and its RESERVED strings, ``parsing.reserved``): texts of the
 # representable domain contain none of them (``canonical`` says what else the domain excludes).
-CONTROL = {
-    "qwen3_tool_agent": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>",
-                         "<|im_start|>"),
-    "qwen3_instruct_2507": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
-    "qwen2_5_instruct": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>"),
-    "glm4_5": ("<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
-               "<arg_value>", "</arg_value>", "<|user|>", "<|observation|>", "<|endoftext|>",
-               "<|assistant|>"),
-    "deepseek_v3_1": ("<think>", "</think>", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>",
-                      "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
-                      "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁output▁end｜>",
-                      "<｜User｜>", "<｜tool▁output▁begin｜>", "<｜begin▁of▁sentence｜>"),
-    "deepseek_r1": ("<think>", "</think>") + _DEEPSEEK,
-    "deepseek_r1_distill": ("<think>", "</think>") + _DEEPSEEK,
-    "deepseek_r1_0528_qwen3": ("<think>", "</think>") + _DEEPSEEK,
-    "deepseek_v3": _DEEPSEEK,  # no think block: a <think> in its content is content
-    "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
-                "<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|tool_call_begin|>",
-                "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|im_end|>",
-                "<|im_assistant|>"),
-    "minicpm_v4_6_thinking": ("<think>", "</think>", "<tool_call>", "</tool_call>",
-                               "<|im_end|>", "<|im_start|>", "</parameter>", "</function>",
-                               "<parameter=", "<function="),
-    "qwen3_coder": ("<tool_call>", "</tool_call>", "<|im_end|>", "<|im_start|>", "</parameter>",
-                    "</function>", "<parameter=", "<function="),
-    "llama3_2_vision": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>"),
-    "llama3_1": ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>", "<|python_tag|>"),
-    "cogito": ("<think>", "</think>", "<|eot_id|>", '[{"name": "', "<|start_header_id|>"),
-    "gpt_oss": ("<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|return|>", "<|call|>",
-                "<|constrain|>"),
-    "solar_open": ("<|begin|>", "<|end|>", "<|content|>", "<|think|>", "<|tool_calls|>",
-                   "<|calls|>", "<|tool_call:begin|>", "<|tool_call:name|>",
-                   "<|tool_call:args|>", "<|tool_call:end|>"),
-}
+CONTROL = {family(name): reserved(name) for name in FORMATS}
 
 # Pieces that come close to the control strings without being them (held back, then released).
 NEAR = ["<", ">", "<think", "think>", "</think", "<|", "|>", "<|im_end", "<tool_call",
@@ -144,14 +109,15 @@ def json_args(name: str) -> st.SearchStrategy[dict[str, Any]]:
     return _JSON_ARGS[family(name)]
 
 
-#: The grammars whose templates take only string arguments (they concatenate them).
-STRING_ONLY = {"deepseek_v3_1"} | DEEPSEEK
-#: The grammars whose template writes one tool call per turn (Llama's bare JSON).
-SINGLE_CALL = ("llama3_2_vision", "llama3_1")
+#: The grammars whose templates take only string arguments (they concatenate them: the specs'
+#: ``call_arguments``).
+STRING_ONLY = {family(n) for n in FORMATS if chatformats.get_format(n).call_arguments == "string"}
+#: The grammars whose template refuses a second tool call in a turn (the grammar's ``SINGLE_CALL``).
+SINGLE_CALL = tuple(sorted({family(n) for n in FORMATS if grammar(n).SINGLE_CALL}))
 
-#: Llama 3.1's built-in tools (``VARIABLES`` passes them as ``builtin_tools``), and the arguments
-#: its template can write back readably: string values without the ``", `` that separates
-#: two arguments (docs/parsing.md, the representable domain).
+#: Llama 3.1's built-in tools (its spec's ``tests.parse_variables`` passes them as
+#: ``builtin_tools``), and the arguments its template can write back readably: string values
+#: without the ``", `` that separates two arguments (docs/parsing.md, the representable domain).
 BUILTIN = ("brave_search", "wolfram_alpha", "code_interpreter")
 builtin_args = st.dictionaries(
     SAFE_NAME, _TEXTS["llama3_1", 4].filter(lambda t: '", ' not in t), max_size=3)
@@ -236,10 +202,9 @@ def _is_query(msg: Any) -> bool:
 
 
 #: The grammars whose convention for arguments is a string where the template was given one
-#: (Qwen2.5 writes arguments through tojson whether a mapping or a string: a string reads back
-#: as that string).
-STRING_ARGUMENTS = {"llama3_2_vision", "llama3_1", "cogito", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1",
-                    "gpt_oss"} | DEEPSEEK
+#: (the grammar's ``STRING_ARGUMENTS``; Qwen2.5 writes arguments through tojson whether a mapping
+#: or a string: a string reads back as that string).
+STRING_ARGUMENTS = {family(n) for n in FORMATS if grammar(n).STRING_ARGUMENTS}
 
 
 def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
@@ -337,30 +302,19 @@ def prefix_conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
     return p
 
 
-VARIABLES = {
-    "minicpm_v4_6_thinking": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
-    "cogito": st.just({}),
-    "solar_open": st.fixed_dictionaries({}, optional={
-        "think_render_option": st.sampled_from(["all", "lastthink", "none"]),
-        "reasoning_effort": st.sampled_from(["high", "medium"])}),
-    "qwen3_tool_agent": st.just({}),
-    "qwen3_instruct_2507": st.just({}),
-    "qwen2_5_instruct": st.just({}),
-    "kimi_k2": st.just({}),
-    "deepseek_v3_1": st.just({}),
-    "deepseek_r1": st.just({}),
-    "deepseek_r1_distill": st.just({}),
-    "deepseek_v3": st.just({}),
-    "deepseek_r1_0528_qwen3": st.just({}),
-    "gpt_oss": st.fixed_dictionaries({}, optional={
-        "reasoning_effort": st.sampled_from(["low", "high"]),
-        "builtin_tools": st.sampled_from([["browser"], ["python", "browser"]])}),
-    "glm4_5": st.fixed_dictionaries({}, optional={"enable_thinking": st.booleans()}),
-    "llama3_2_vision": st.just({}),
-    "llama3_1": st.fixed_dictionaries({}, optional={"builtin_tools": st.sampled_from(
-        [["brave_search", "wolfram_alpha"], list(BUILTIN)])}),
-    "qwen3_coder": st.just({}),
-}
+def parse_variables(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The variables a turn of format ``name`` is rendered with: each of its spec's
+    ``tests.parse_variables`` left out or one of its values."""
+    spec = chatformats.get_format(name).tests.parse_variables
+    return st.fixed_dictionaries({}, optional={k: st.sampled_from(v) for k, v in spec.items()})
+
+
+#: By format name, and by grammar name where the formats of the grammar agree (all do).
+VARIABLES = {name: parse_variables(name) for name in FORMATS}
+for _g in {family(n) for n in FORMATS}:
+    _members = [n for n in FORMATS if family(n) == _g]
+    if len({repr(chatformats.get_format(n).tests.parse_variables) for n in _members}) == 1:
+        VARIABLES[_g] = VARIABLES[_members[0]]
 
 
 @st.composite
@@ -382,7 +336,7 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
         m.setdefault("tool_calls", []).append(
             {"type": "function", "function": {"name": draw(SAFE_NAME), "arguments": args}})
     _harmony_analysis(name, m)
-    variables = draw(VARIABLES[family(name)])
+    variables = draw(VARIABLES[name])
     tools = draw(st.one_of(st.none(), s.tools_realistic))
     layer: Callable[..., str] = chatformats.apply_chat_template
     if family(name) in NONE_CONTENT_CALLS and m.get("tool_calls") and (calls or draw(st.booleans())):
@@ -485,14 +439,10 @@ def outcome(fn: Callable[[], Any]) -> Any:
 
 
 # Where the recovering reading reads more than the exact one on text the template may write:
-# content holding one of these (a JSON call inside Llama content, Cogito's compact list opener)
-# is read as what it looks like (docs/parsing.md, "The recovering reading").
-RECOVER_OPENERS = {
-    "llama3_2_vision": ('{"name"', '{ "name"', '{\n"name"', '{\n  "name"', "<|python_tag|>"),
-    # <|python_tag|> is a control string of llama-3.1: only a built-in call writes it
-    "llama3_1": ('{"name"', '{ "name"', '{\n"name"', '{\n  "name"'),
-    "cogito": ('[{"name":"',),
-}
+# content holding one of these (the grammar's RECOVER_OPENERS: a JSON call inside Llama content,
+# Cogito's compact list opener) is read as what it looks like (docs/parsing.md, "The recovering
+# reading").
+RECOVER_OPENERS = {family(n): grammar(n).RECOVER_OPENERS for n in FORMATS}
 
 
 def readings_agree(name: str, completion: str) -> bool:
@@ -599,27 +549,8 @@ def assert_shape(name: str, message: dict[str, Any]) -> None:
         assert isinstance(args, dict) or (family(name) in STRING_ARGUMENTS and isinstance(args, str))
 
 
-PREFIXES = {
-    "qwen3_tool_agent": ["", "<|im_start|>assistant\n"],
-    "qwen3_instruct_2507": ["", "<|im_start|>assistant\n"],
-    "qwen2_5_instruct": ["", "<|im_start|>assistant\n"],
-    "kimi_k2": ["", "<|im_assistant|>assistant<|im_middle|>"],
-    "gpt_oss": ["", "<|start|>assistant"],
-    "deepseek_v3_1": ["", "<｜Assistant｜></think>", "<｜Assistant｜><think>",
-                      "<｜tool▁output▁end｜>"],
-    "deepseek_r1": ["", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁outputs▁end｜>"],
-    "deepseek_r1_distill": ["", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁outputs▁end｜>"],
-    "deepseek_v3": ["", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>"],
-    "deepseek_r1_0528_qwen3": ["", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>", "<｜end▁of▁sentence｜>"],
-    "glm4_5": ["", "<|assistant|>", "<|assistant|>\n<think></think>"],
-    "minicpm_v4_6_thinking": ["", "<|im_start|>assistant\n<think>\n",
-                               "<|im_start|>assistant\n<think>\n\n</think>\n\n"],
-    "llama3_2_vision": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
-    "llama3_1": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n"],
-    "qwen3_coder": ["", "<|im_start|>assistant\n"],
-    "cogito": ["", "<|start_header_id|>assistant<|end_header_id|>\n\n<think>\n"],
-    "solar_open": ["", "<|begin|>assistant<|think|><|end|><|begin|>assistant"],
-}
+#: Where a completion is read from, by grammar (the grammar's ``PREFIXES``).
+PREFIXES = {family(n): list(grammar(n).PREFIXES) for n in FORMATS}
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -978,11 +909,22 @@ def _recovered(name: str, prefix: str, text: str, data: st.DataObject) -> Any:
 
 
 THINK_FORMATS = [n for n in FORMATS if family(n) == "qwen3_tool_agent"]
-TAGGED_JSON = [n for n in FORMATS
-               if family(n) in ("qwen3_tool_agent", "qwen3_instruct_2507", "qwen2_5_instruct")]
+
+
+
+def _call_body(name: str) -> str:
+    """The call body of format ``name``'s grammar description (``grammars.DESCRIPTIONS``), or
+    ``""`` for a grammar module."""
+    description = getattr(grammar(name), "description", None)
+    return description["calls"]["body"] if description else ""
+
+
+#: The formats whose calls are JSON in ``<tool_call>`` tags (a description's ``json`` bodies).
+TAGGED_JSON = [n for n in FORMATS if _call_body(n) in ("json", "json_string")]
 LLAMA = [n for n in FORMATS if family(n) in SINGLE_CALL]
-#: The formats whose calls are Qwen3-Coder's XML (MiniCPM-V 4.6 and the Qwen3-Coder texts).
-XML_CALLS = [n for n in FORMATS if family(n) in ("minicpm_v4_6_thinking", "qwen3_coder")]
+#: The formats whose calls are Qwen3-Coder's XML (a description's ``xml`` body: MiniCPM-V 4.6
+#: and the Qwen3-Coder texts).
+XML_CALLS = [n for n in FORMATS if _call_body(n) == "xml"]
 
 
 @pytest.mark.parametrize("name", THINK_FORMATS)

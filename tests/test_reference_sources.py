@@ -29,10 +29,6 @@ from .test_serving_openai import _content_loops
 REFERENCE = Path(__file__).resolve().parent.parent / "reference_templates"
 STEMS = ["llama3_1_2024_08"]
 
-#: Control-shaped strings a template holds only as prose (a comment, a placeholder): not listed.
-PROSE: dict[str, set[str]] = {}
-
-
 def facts(stem: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((REFERENCE / "facts" / f"{stem}.json").read_text(encoding="utf-8"))
     return data
@@ -84,7 +80,8 @@ def test_control_strings_cover_what_the_template_writes(stem: str) -> None:
     f = facts(stem)
     listed = f["control_strings"]
     assert len(listed) == len(set(listed)) and f["control_provenance"]
-    shaped = set(_CONTROL_SHAPE.findall(source(stem))) - PROSE.get(stem, set())
+    # Control-shaped strings the template holds only as prose (as ``Spec.prose_strings``).
+    shaped = set(_CONTROL_SHAPE.findall(source(stem))) - set(f.get("prose_strings", {}))
     assert shaped <= set(listed)
 
 

@@ -6,6 +6,7 @@ import hashlib
 import json
 import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,3 +141,57 @@ def test_call_arguments_is_what_the_template_takes() -> None:
             assert (True, False) in outcomes, (name, outcomes)
         else:
             assert any(m for _, m in outcomes) and (True, False) not in outcomes, (name, outcomes)
+
+
+def test_every_parsed_format_has_its_grammars_facts() -> None:
+    """What the shared parsing properties read of a format's grammar (``parsing/grammars.py``'s
+    docstring), so that a new format's tests need no table of their own: its ``RESERVED``
+    strings, the ``PREFIXES`` a completion is read after (``""`` first, every other one holding
+    an assistant header the grammar reads a turn after, and each one the parser takes), whether
+    string arguments read back as strings, whether one call per turn, the openers its recovering
+    reading reads inside content; and a format whose
+    template concatenates the arguments (``call_arguments`` ``"string"``) reads them back as
+    the strings they were."""
+    from chatformats import ResponseParser
+    from chatformats.parsing import grammar, reserved
+
+    parsed = [n for n in chatformats.formats() if chatformats.get_format(n).grammar]
+    assert parsed
+    for name in parsed:
+        g = grammar(name)
+        facts = {fact: getattr(g, fact, None) for fact in
+                 ("RESERVED", "PREFIXES", "STRING_ARGUMENTS", "SINGLE_CALL", "RECOVER_OPENERS", "ANCHOR")}
+        assert None not in facts.values(), (name, facts)
+        assert type(facts["RESERVED"]) is tuple and all(type(s) is str and s for s in facts["RESERVED"])
+        assert len(set(reserved(name))) == len(reserved(name)) and set(facts["RESERVED"]) <= set(reserved(name))
+        anchors = g.ANCHOR if isinstance(g.ANCHOR, tuple) else (g.ANCHOR,)
+        prefixes = facts["PREFIXES"]
+        assert type(prefixes) is tuple and prefixes[0] == "" and len(set(prefixes)) == len(prefixes), name
+        for prefix in prefixes[1:]:
+            assert any(a in prefix for a in anchors), (name, prefix)
+            ResponseParser(name, prefix=prefix)
+        assert type(facts["STRING_ARGUMENTS"]) is bool and type(facts["SINGLE_CALL"]) is bool
+        assert type(facts["RECOVER_OPENERS"]) is tuple and all(type(o) is str and o for o in facts["RECOVER_OPENERS"])
+        if chatformats.get_format(name).call_arguments == "string":
+            assert facts["STRING_ARGUMENTS"], name
+
+
+def test_single_call_is_what_the_template_refuses() -> None:
+    """A grammar's ``SINGLE_CALL``, against the reference: for its formats a turn with two tool
+    calls fails beside a content of ``None`` and of ``""``; for any other format it renders
+    beside one of them (some templates write calls beside only one)."""
+    from chatformats.parsing import grammar
+
+    from . import oracle
+
+    for name in chatformats.formats():
+        fmt = chatformats.get_format(name)
+        if not fmt.grammar:
+            continue
+        arguments: Any = '{"city": "Paris"}' if fmt.call_arguments == "string" else {"city": "Paris"}
+        calls = [{"id": f"call_{k}", "type": "function",
+                  "function": {"name": "get_weather", "arguments": arguments}} for k in (1, 2)]
+        renders = [oracle.render(name, [{"role": "user", "content": "Weather?"},
+                                        {"role": "assistant", "content": content, "tool_calls": calls}],
+                                 record_coverage=False).ok for content in (None, "")]
+        assert grammar(name).SINGLE_CALL == (not any(renders)), (name, renders)

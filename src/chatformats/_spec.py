@@ -45,6 +45,9 @@ class Tests(Record):
     - ``weight``: this format's share of the suite's example budget relative to the others (a
       variant whose logic is exercised at full weight through its original may take less);
     - ``pipeline``: whether the shared pipeline-layer property runs for this format.
+    - ``parse_variables``: the variables the parsing properties (``tests/test_parse.py``) render
+      a turn with, each left out or one of the values given (a variable that changes what the
+      template writes of an assistant turn, which the canonical form then follows);
     - ``generation``: ``(find, replace)`` pairs that put transformers' ``{% generation %}`` tags
       around what the model generates in each assistant turn (applied in order to the reference
       template, each ``find`` occurring once; ``scripts/regenerate.py`` writes the tagged copy
@@ -52,7 +55,8 @@ class Tests(Record):
       convention.
     """
 
-    __slots__ = ("variables", "covering", "unreachable", "weight", "pipeline", "generation")
+    __slots__ = ("variables", "covering", "unreachable", "weight", "pipeline", "generation",
+                 "parse_variables")
 
     variables: Mapping[str, Any]
     covering: tuple[tuple[list[Any], dict[str, Any]], ...]
@@ -60,9 +64,10 @@ class Tests(Record):
     weight: float
     pipeline: bool
     generation: tuple[tuple[str, str], ...]
+    parse_variables: Mapping[str, tuple[Any, ...]]
 
     _defaults = {"variables": {}, "covering": (), "unreachable": {}, "weight": 1.0,
-                 "pipeline": True, "generation": ()}
+                 "pipeline": True, "generation": (), "parse_variables": {}}
 
 
 class Spec(Record):
@@ -81,6 +86,11 @@ class Spec(Record):
     - ``control_strings``, ``control_provenance``: the strings that mean something to the model
       in a prompt (its tokenizer's special and added tokens, then the template's structural
       tags) and where the list came from; what :func:`chatformats.audit` looks for;
+    - ``prose_strings``: text in the template that is shaped like a control string (``<|...|>``,
+      ``<tag>``, ``<name=``) but is prose, never written as structure (a placeholder in an
+      instruction, a name in a ``{# #}`` comment), each with why: the shapes the check that
+      ``control_strings`` lists every control string the template writes leaves out
+      (``tests/test_audit.py``), each required to occur in the template;
     - ``variables``: the names the template reads besides ``messages`` (jinja2's
       ``meta.find_undeclared_variables`` less the environment's globals), sorted;
     - ``calls``: the environment globals the template calls (a caller variable of the same name
@@ -104,7 +114,8 @@ class Spec(Record):
     """
 
     __slots__ = ("name", "model_ids", "description", "template_file", "template_sha256", "module",
-                 "special_tokens", "control_strings", "control_provenance", "variables", "calls",
+                 "special_tokens", "control_strings", "control_provenance", "prose_strings", "variables",
+                 "calls",
                  "content_format", "modalities", "variant_of", "revision_of", "grammar",
                  "reasoning_field", "call_arguments", "tests")
 
@@ -117,6 +128,7 @@ class Spec(Record):
     special_tokens: Mapping[str, str]
     control_strings: tuple[str, ...]
     control_provenance: str
+    prose_strings: Mapping[str, str]
     variables: tuple[str, ...]
     calls: frozenset[str]
     content_format: str
@@ -129,7 +141,8 @@ class Spec(Record):
     tests: Tests
 
     _defaults = {"model_ids": (), "description": "", "module": "", "special_tokens": {},
-                 "control_strings": (), "control_provenance": "", "variables": (),
+                 "control_strings": (), "control_provenance": "", "prose_strings": {},
+                 "variables": (),
                  "calls": frozenset(), "content_format": "string", "modalities": {},
                  "variant_of": "", "revision_of": "", "grammar": "", "reasoning_field": "reasoning_content",
                  "call_arguments": "mapping", "tests": Tests()}

@@ -106,6 +106,19 @@ def syntax(name: Any) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+def reserved(name: Any) -> tuple[str, ...]:
+    """What a text field of a message in format ``name``'s representable domain never holds
+    (docs/parsing.md): the markers of its grammar's exact table, then its ``RESERVED`` strings
+    (``parsing/grammars.py``), each once, in that order.  A text holding one of them need not
+    read back as itself."""
+    g = grammar(name)
+    out: dict[str, None] = {}
+    for state in g.STATES.values():
+        out.update(dict.fromkeys(state.table))
+    out.update(dict.fromkeys(g.RESERVED))
+    return tuple(out)
+
+
 def response_template(name: Any) -> dict[str, Any]:
     """A copy of format ``name``'s transformers ``response_template`` (formats that share a
     grammar share it); ``get_format(name).response_template`` is the same."""
@@ -311,3 +324,7 @@ def _check_grammars() -> None:
         check_states(g.STATES)
         check_states(g.RECOVER)
         assert g.START in g.STATES and g.START in g.RECOVER
+        assert all(type(s) is str and s for s in g.RESERVED), grammar_name
+        assert g.PREFIXES[0] == "" and all(type(p) is str for p in g.PREFIXES), grammar_name
+        assert type(g.STRING_ARGUMENTS) is bool and type(g.SINGLE_CALL) is bool, grammar_name
+        assert type(g.RECOVER_OPENERS) is tuple, grammar_name

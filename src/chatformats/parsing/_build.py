@@ -9,7 +9,8 @@ template's ``reasoning.strip("\\n")``, ``"space"`` its ``|trim``); ``content`` (
 after a think block less its leading newlines, less the one newline the template writes before
 the first call; ``"trim"``: ``|trim``; ``"coder"``: verbatim without calls, ``|trim`` before
 them, where the template writes it and ``"\\n\\n"``); ``cast`` (optional: a name in
-``_cast.CASTS``, how ``tools`` convert the arguments where not as transformers does); ``calls`` (``{"open", "close", "body"}``, ``body`` one
+``_cast.CASTS``, how ``tools`` convert the arguments where not as transformers does);
+``reserved`` and ``prefixes`` (the grammar's facts of those names, ``grammars.py``); ``calls`` (``{"open", "close", "body"}``, ``body`` one
 of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}`` (``"json_string"``: the
 same with string arguments kept as strings), ``"xml"`` is
 ``\\n<function=NAME>\\n`` + ``<parameter=KEY>\\nVALUE\\n</parameter>\\n``... + ``</function>\\n``).
@@ -33,11 +34,20 @@ class Grammar:
     """A format's parsing tables: ``STATES`` (the exact reading), ``RECOVER`` (the recovering
     one), ``START``, ``ANCHOR`` (the assistant header), ``NAME`` (for messages)."""
 
-    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "SYNTAX", "description")
+    __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "SYNTAX", "description",
+                 "RESERVED", "PREFIXES", "STRING_ARGUMENTS", "SINGLE_CALL", "RECOVER_OPENERS")
 
     def __init__(self, name: str, anchor: str, states: dict[str, State],
                  recover: dict[str, State], start: str, description: Any = None,
                  cast: Any = None) -> None:
+        # The grammar's facts (``grammars.py``'s docstring): from the description; a string of
+        # arguments is kept as written by the ``json_string`` body alone; one call per turn never.
+        d = description or {}
+        self.RESERVED = tuple(d.get("reserved", ()))
+        self.PREFIXES = tuple(d.get("prefixes", ("",)))
+        self.STRING_ARGUMENTS = d.get("calls", {}).get("body") == "json_string"
+        self.SINGLE_CALL = False
+        self.RECOVER_OPENERS = ()
         self.NAME = name
         self.ANCHOR = anchor
         self.STATES = states

@@ -120,3 +120,10 @@ RECOVER = {
     )
 }
 START = "start"
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<think>", "<|start_header_id|>")
+PREFIXES = ("", "<|start_header_id|>assistant<|end_header_id|>\n\n<think>\n")
+STRING_ARGUMENTS = True
+SINGLE_CALL = False
+RECOVER_OPENERS = (_COMPACT,)

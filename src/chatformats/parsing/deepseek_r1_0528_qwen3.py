@@ -17,3 +17,10 @@ from ._deepseek import SYNTAX as SYNTAX  # the calls' syntax (parsing.syntax)
 NAME = "deepseek-r1-0528-qwen3"
 ANCHOR = (ASSISTANT, OUTPUTS_END, EOS)
 STATES, RECOVER, START = build(NAME, think=True, section_end=True)
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<think>", "<｜tool▁sep｜>", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>", "<｜User｜>", "<｜tool▁outputs▁begin｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>", "<｜begin▁of▁sentence｜>")
+PREFIXES = ("", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>", "<｜end▁of▁sentence｜>")
+STRING_ARGUMENTS = True
+SINGLE_CALL = False
+RECOVER_OPENERS = ()

@@ -20,3 +20,10 @@ from ._deepseek import SYNTAX as SYNTAX  # the calls' syntax (parsing.syntax)
 NAME = "deepseek-r1-distill"
 ANCHOR = (ASSISTANT, OUTPUTS_END)
 STATES, RECOVER, START = build(NAME, think=True, section_end=False)
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<think>", "<｜tool▁sep｜>", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>", "<｜User｜>", "<｜tool▁outputs▁begin｜>", "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>", "<｜begin▁of▁sentence｜>")
+PREFIXES = ("", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁outputs▁end｜>")
+STRING_ARGUMENTS = True
+SINGLE_CALL = False
+RECOVER_OPENERS = ()

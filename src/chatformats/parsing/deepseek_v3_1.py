@@ -111,3 +111,10 @@ RECOVER = {
     )
 }
 START = "start"
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<think>", "<｜tool▁sep｜>", "<｜Assistant｜>", "<｜tool▁output▁end｜>", "<｜User｜>", "<｜tool▁output▁begin｜>", "<｜begin▁of▁sentence｜>")
+PREFIXES = ("", "<｜Assistant｜></think>", "<｜Assistant｜><think>", "<｜tool▁output▁end｜>")
+STRING_ARGUMENTS = True
+SINGLE_CALL = False
+RECOVER_OPENERS = ()

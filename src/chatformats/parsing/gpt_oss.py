@@ -288,3 +288,10 @@ RECOVER = {
     )
 }
 START = "start"
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<|start|>", "<|message|>", "<|channel|>", "<|constrain|>")
+PREFIXES = ("", "<|start|>assistant")
+STRING_ARGUMENTS = True
+SINGLE_CALL = False
+RECOVER_OPENERS = ()

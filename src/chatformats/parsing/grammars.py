@@ -4,6 +4,28 @@ A format names its grammar in its spec (``Spec.grammar``).  A grammar is either 
 in :data:`DESCRIPTIONS` (built by :mod:`._build`: think block, content, tagged tool calls) or,
 for a syntax of its own, a module ``parsing/<name>.py`` with ``STATES``, ``RECOVER``, ``START``,
 ``ANCHOR`` and ``NAME`` (Llama's bare JSON, Cogito's JSON list, Solar's blocks).
+
+Besides its tables, every grammar states five facts (a description under the keys
+``"reserved"`` and ``"prefixes"``, the others following from its call body; a module as
+upper-case constants), which the parser's callers and the test suite read
+(``tests/test_registry.py`` fails for a grammar that lacks one):
+
+- ``RESERVED``: the strings a text field (content, reasoning, an argument's text) of its
+  representable domain never holds besides the markers of its exact table (the openers it
+  reads a region by, the next turn's header, the tokens of the template's other roles); with
+  the markers, :func:`chatformats.parsing.reserved` (docs/parsing.md, "The representable
+  domain");
+- ``PREFIXES``: the prefixes a completion is read after (``""`` first, then where each
+  generation prompt leaves the parser: the assistant header, a prefilled think block);
+- ``STRING_ARGUMENTS``: whether a tool call's ``arguments`` given as a string read back as that
+  string (the template writes the string as given, or ``tojson``'s it), not as the mapping;
+- ``SINGLE_CALL``: whether the template refuses a turn with more than one tool call (Llama's
+  "This model only supports single tool-calls at once!"; gpt-oss, which writes only the first,
+  does not refuse);
+- ``RECOVER_OPENERS``: the openers the recovering reading reads a call at inside text the
+  template writes as content (a JSON call inside Llama content, Cogito's compact list opener):
+  on content holding one the two readings differ (docs/parsing.md, "The recovering reading");
+  none for a grammar whose recovering reading reads template output as the exact one does.
 """
 
 _IM_ASSISTANT = "<|im_start|>assistant\n"
@@ -22,6 +44,8 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "think": {"open": "<think>", "close": "</think>", "strip": "\n"},
         "content": "qwen",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json"},
+        "reserved": ("<think>", "<|im_start|>"),
+        "prefixes": ("", "<|im_start|>assistant\n"),
     },
     # ports/qwen3_instruct_2507.py, L25-46: content as given (a <think> in it is content: the
     # template has no reasoning), then the same tool calls as Thinking-2507, "<|im_end|>\n".
@@ -32,6 +56,8 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "think": None,
         "content": "qwen",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json"},
+        "reserved": ("<|im_start|>",),
+        "prefixes": ("", "<|im_start|>assistant\n"),
     },
     # ports/_qwen2_5.py, L22-39 (both Qwen2.5 Instruct texts: they differ only in the system
     # turn's tool instructions): a turn without calls is its content as given (a <think> in it
@@ -46,6 +72,8 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "think": None,
         "content": "qwen",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json_string"},
+        "reserved": ("<|im_start|>",),
+        "prefixes": ("", "<|im_start|>assistant\n"),
     },
     # ports/glm4_5.py, L48-80: "\n<think>" + reasoning.strip() + "</think>" (after the last user
     # message and when there is reasoning; else "\n<think></think>", which the generation prompt
@@ -60,6 +88,8 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "think": {"open": "\n<think>", "close": "</think>", "strip": "space"},
         "content": "trim",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "glm"},
+        "reserved": ("<think>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<|assistant|>"),
+        "prefixes": ("", "<|assistant|>", "<|assistant|>\n<think></think>"),
     },
     # ports/minicpm_v4_6_thinking.py: "<think>\n" + reasoning|trim + "\n</think>\n\n" +
     # content|trim (the generation prompt holds "<think>\n", or the closed block
@@ -73,6 +103,8 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "think": {"open": "<think>", "close": "</think>", "strip": "space"},
         "content": "trim",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "xml"},
+        "reserved": ("<think>", "<|im_start|>", "</parameter>", "</function>", "<parameter=", "<function="),
+        "prefixes": ("", "<|im_start|>assistant\n<think>\n", "<|im_start|>assistant\n<think>\n\n</think>\n\n"),
     },
     # ports/_qwen3_coder.py, L76-98 (the three Qwen3-Coder texts write the same turn): a turn
     # without calls is its content as given; with calls, "\n" + content|trim + "\n" when that
@@ -88,5 +120,7 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "content": "coder",
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "xml"},
         "cast": "qwen3_coder",
+        "reserved": ("<|im_start|>", "</parameter>", "</function>", "<parameter=", "<function="),
+        "prefixes": ("", "<|im_start|>assistant\n"),
     },
 }

@@ -182,3 +182,10 @@ RECOVER = {
     )
 }
 START = "start"
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|im_assistant|>")
+PREFIXES = ("", "<|im_assistant|>assistant<|im_middle|>")
+STRING_ARGUMENTS = True
+SINGLE_CALL = False
+RECOVER_OPENERS = ()

@@ -106,3 +106,10 @@ RECOVER = {
     )
 }
 START = "start"
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<|start_header_id|>",)
+PREFIXES = ("", "<|start_header_id|>assistant<|end_header_id|>\n\n")
+STRING_ARGUMENTS = True
+SINGLE_CALL = True
+RECOVER_OPENERS = _OPENERS

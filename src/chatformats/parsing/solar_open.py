@@ -110,3 +110,10 @@ RECOVER = {
     )
 }
 START = "start"
+
+# The grammar's facts beside its tables (``parsing/grammars.py`` says what each means).
+RESERVED = ("<|begin|>", "<|tool_call:name|>", "<|tool_call:args|>")
+PREFIXES = ("", "<|begin|>assistant<|think|><|end|><|begin|>assistant")
+STRING_ARGUMENTS = False
+SINGLE_CALL = False
+RECOVER_OPENERS = ()

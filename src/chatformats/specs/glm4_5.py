@@ -31,6 +31,7 @@ SPEC = Spec(
     # pairs: a described grammar with a call body of its own (parsing/_build.py's "glm").
     grammar="glm4_5",
     tests=Tests(
+        parse_variables={"enable_thinking": (False, True)},
         variables={"tools": "tools", "add_generation_prompt": "flag", "enable_thinking": "flag"},
         # Together these run every line of the template: tools and the generation prompt with
         # thinking off, /nothink, a system message with list content, reasoning from the field

@@ -67,6 +67,7 @@ SPEC = Spec(
         "continues with <|reserved_200014|> ... <|reserved_201088|> and has no <|endofprompt|> at "
         "200018. The published tokenizer.json was not seen. Template-only: none; '<|final|>' occurs "
         "only inside a comment (prose, not a control string)."),
+    prose_strings={"<|final|>": "named in a {#- #} comment (L275) about a later final message"},
     variables=("add_generation_prompt", "builtin_tools", "model_identity", "reasoning_effort", "tools"),
     calls=frozenset(["namespace", "raise_exception", "strftime_now"]),
     content_format="string",
@@ -75,6 +76,8 @@ SPEC = Spec(
     grammar="gpt_oss",
     reasoning_field="thinking",
     tests=Tests(
+        parse_variables={"reasoning_effort": ("low", "high"),
+                         "builtin_tools": (["browser"], ["python", "browser"])},
         variables={
             "tools": "schema_tools",
             "add_generation_prompt": "flag",

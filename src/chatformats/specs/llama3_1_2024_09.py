@@ -42,6 +42,8 @@ SPEC = Spec(
     # (parsing/llama3_1.py).
     grammar="llama3_1",
     tests=Tests(
+        parse_variables={"builtin_tools": (
+            ["brave_search", "wolfram_alpha"], ["brave_search", "wolfram_alpha", "code_interpreter"])},
         variables={"bos_token": ("<|begin_of_text|>",), "tools": "llama_tools",
                    "custom_tools": "llama_tools", "tools_in_user_message": "flag",
                    "date_string": ("26 Jul 2024", "01 Jan 2025"), "add_generation_prompt": "flag",

@@ -55,6 +55,7 @@ SPEC = Spec(
     modalities={"image": "(<image>./</image>)", "video": "(<video>./</video>)"},
     grammar="minicpm_v4_6_thinking",
     tests=Tests(
+        parse_variables={"enable_thinking": (False, True)},
         variables={"tools": "tools", "add_generation_prompt": "flag",
                    "enable_thinking": (True, False, None, 0, 1, 0.0, "", "false", "False", [], {})},
         # Together these run every line of the template: reasoning in a field and in <think>

@@ -36,6 +36,9 @@ SPEC = Spec(
          "<|endoftext|>, <unk> (added tokens llama.cpp's converter reads), the tokens 20-25 "
          "and 30-34 Upstage's vLLM fork pins (<|begin|> ... <|flush|>, <|calls|>, "
          "<|tool_calls|> ... <|tool_call:args|>); template: its other <|...|> strings"),
+    prose_strings={"<results>": "the system block's description of a tool response "
+                                "(<|tool_response:result|><results><|tool_response:end|>) uses it "
+                                "as a placeholder for the result"},
     variables=("add_generation_prompt",
          "default_system_prompt",
          "reasoning_effort",
@@ -47,6 +50,8 @@ SPEC = Spec(
     grammar="solar_open",
     reasoning_field="reasoning",
     tests=Tests(
+        parse_variables={"think_render_option": ("all", "lastthink", "none"),
+                         "reasoning_effort": ("high", "medium")},
         variables={"add_generation_prompt": "flag", "default_system_prompt": "flag",
                    "reasoning_effort": ("low", "minimal", "medium", "high", "LOW", "low ", ["low"]),
                    "think_render_option": ("all", "lastthink", "none", "ALL", "", ["all"]),
