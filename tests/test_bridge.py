@@ -477,6 +477,7 @@ def test_the_docs_table_is_prefix_stables() -> None:
     from chatformats.rollout import APPENDS
 
     page = (Path(__file__).resolve().parent.parent / "docs" / "ids.md").read_text(encoding="utf-8")
+    page = page.split("<!-- prefix-table: start -->", 1)[1].split("<!-- prefix-table: end -->", 1)[0]
     rows = re.findall(r"^\| `([^`]+)` \| ([^|]+) \| (.*) \|$", page, re.M)
     assert {name for name, _, _ in rows} == set(FORMATS)
     for name, setting, cells in rows:
