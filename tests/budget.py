@@ -29,6 +29,13 @@ import chatformats
 #: The least any format's property draws under ``ci``, whatever the number of formats.
 FLOOR = 100
 
+#: Lower floors, for the properties whose inputs another per-format property draws too (a
+#: sub-case of a broader property, which keeps its own floor): the pipeline layer of
+#: ``test_format_parity.py`` draws conversations, tools and ``add_generation_prompt``, each of
+#: them also among ``test_pipeline.py``'s ``test_pipeline_parity`` arguments (with the same
+#: check, ``assert_pipeline_parity``).
+FLOORS = {"pipeline": 25}
+
 #: Each shared property's examples under ``ci``, summed over every format; ``own``: each of a
 #: format's own properties, summed over every format.
 TOTALS = {
@@ -50,14 +57,16 @@ TOTALS = {
 }
 
 
-def share(name: str, kind: str, cost: float = 1) -> int:
+def share(name: str, kind: str, cost: float = 1, floor: int | None = None) -> int:
     """Format ``name``'s examples for a property of ``kind`` (a key of :data:`TOTALS`) under
-    the ``ci`` profile."""
+    the ``ci`` profile; at least ``floor`` (by default the kind's :data:`FLOORS` entry, else
+    :data:`FLOOR`)."""
     weights = {other: chatformats.get_format(other).tests.weight for other in chatformats.formats()}
-    return max(FLOOR, round(TOTALS[kind] * weights[name] / sum(weights.values()) / cost))
+    least = FLOORS.get(kind, FLOOR) if floor is None else floor
+    return max(least, round(TOTALS[kind] * weights[name] / sum(weights.values()) / cost))
 
 
-def examples(name: str, kind: str, cost: float = 1) -> int:
+def examples(name: str, kind: str, cost: float = 1, floor: int | None = None) -> int:
     """Format ``name``'s examples for a property of ``kind`` under the profile in use: its
     :func:`share` under ``ci``, the same fraction of a smaller profile's count (``dev``), a
     larger profile's own count (``deep``)."""
@@ -65,7 +74,7 @@ def examples(name: str, kind: str, cost: float = 1) -> int:
     ci = settings.get_profile("ci").max_examples
     if profile > ci:
         return profile
-    return max(1, share(name, kind, cost) * profile // ci)
+    return max(1, share(name, kind, cost, floor) * profile // ci)
 
 
 def own(name: str, cost: float = 1) -> settings:
