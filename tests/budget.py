@@ -12,7 +12,17 @@ by the same rule, each (``@budget.own(NAME)``); ``cost`` (1 by default) divides 
 property whose examples are several times dearer than a parity render (one that also renders a
 second template, say).  So the suite's time for these properties stays about the same as
 formats are added (each one's share shrinks as the sum of the weights grows) until the shares
-reach ``FLOOR``; from there each new format adds ``FLOOR`` examples per property.
+reach ``FLOOR`` (or the property's lower floor in :data:`FLOORS`); from there each new format
+adds that many examples per property.
+
+What a format adds, measured at 29 formats (``docs/guarantees.md``, "Test budget"): nothing
+for the properties whose share is above the floor (under ``ci`` at 29 formats: the three shared
+parity properties, the two pipeline properties, the fuzz property and each own property, for a
+weight-1 format, and every ``per_format`` property); ``FLOOR`` examples of each property already
+at the floor (the two audit properties of ``test_silent.py``, and the shared parity properties of
+a weight-0.5 format); 25 pipeline-layer examples (about 0.4 s); its deep-nesting battery (``test_robustness.py``,
+3.7 s on average); the linear-work check of ``test_parse.py`` (5.6 s) only if it brings a grammar
+of its own; and its own module's fixed cases.
 
 Other profiles: ``dev`` (fewer examples than ``ci``) takes the same fraction of its smaller
 count (200 of 1,000: a fifth of each share); ``deep`` (more than ``ci``) runs every property at
@@ -28,6 +38,13 @@ import chatformats
 
 #: The least any format's property draws under ``ci``, whatever the number of formats.
 FLOOR = 100
+
+#: Lower floors, for the properties whose inputs another per-format property draws too (a
+#: sub-case of a broader property, which keeps its own floor): the pipeline layer of
+#: ``test_format_parity.py`` draws conversations, tools and ``add_generation_prompt``, each of
+#: them also among ``test_pipeline.py``'s ``test_pipeline_parity`` arguments (with the same
+#: check, ``assert_pipeline_parity``).
+FLOORS = {"pipeline": 25}
 
 #: Each shared property's examples under ``ci``, summed over every format; ``own``: each of a
 #: format's own properties, summed over every format.
@@ -50,14 +67,16 @@ TOTALS = {
 }
 
 
-def share(name: str, kind: str, cost: float = 1) -> int:
+def share(name: str, kind: str, cost: float = 1, floor: int | None = None) -> int:
     """Format ``name``'s examples for a property of ``kind`` (a key of :data:`TOTALS`) under
-    the ``ci`` profile."""
+    the ``ci`` profile; at least ``floor`` (by default the kind's :data:`FLOORS` entry, else
+    :data:`FLOOR`)."""
     weights = {other: chatformats.get_format(other).tests.weight for other in chatformats.formats()}
-    return max(FLOOR, round(TOTALS[kind] * weights[name] / sum(weights.values()) / cost))
+    least = FLOORS.get(kind, FLOOR) if floor is None else floor
+    return max(least, round(TOTALS[kind] * weights[name] / sum(weights.values()) / cost))
 
 
-def examples(name: str, kind: str, cost: float = 1) -> int:
+def examples(name: str, kind: str, cost: float = 1, floor: int | None = None) -> int:
     """Format ``name``'s examples for a property of ``kind`` under the profile in use: its
     :func:`share` under ``ci``, the same fraction of a smaller profile's count (``dev``), a
     larger profile's own count (``deep``)."""
@@ -65,7 +84,7 @@ def examples(name: str, kind: str, cost: float = 1) -> int:
     ci = settings.get_profile("ci").max_examples
     if profile > ci:
         return profile
-    return max(1, share(name, kind, cost) * profile // ci)
+    return max(1, share(name, kind, cost, floor) * profile // ci)
 
 
 def own(name: str, cost: float = 1) -> settings:

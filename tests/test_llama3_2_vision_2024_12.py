@@ -94,7 +94,7 @@ def test_shadowed_names(messages, variables):
     assert_parity(NAME, messages, variables)
 
 
-@settings(max_examples=budget.examples(NAME, "pipeline"))
+@settings(max_examples=budget.examples(NAME, "pipeline", floor=budget.FLOOR))  # images: its own inputs
 @given(messages=st.one_of(llama_conversation(), image_and_system()), tools=s.tools_any,
        add_generation_prompt=st.booleans())
 @example(messages=[{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}],

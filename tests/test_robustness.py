@@ -34,32 +34,30 @@ PORTED = golden.ported_formats()
 # ---------------------------------------------------------------- deep nesting
 
 
-@pytest.fixture(scope="module")
-def deep_reports() -> dict[str, Any]:
-    """The deep-nesting battery of every ported format, each in its own subprocess (a crash
-    shows as the exit status), two at a time."""
-    def run(name: str) -> tuple[str, Any]:
-        command = [sys.executable, "-c",
-                   "from tests.fuzz import deep_battery_main; deep_battery_main()", name]
-        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=900)
-        if proc.returncode != 0:
-            last = proc.stderr.strip().splitlines()[-3:]
-            return name, f"exit status {proc.returncode} (negative: killed by that signal); last lines:\n" + "\n".join(last)
-        return name, json.loads(proc.stdout)
+def _deep_report(name: str) -> Any:
+    """The deep-nesting battery of format ``name`` in its own subprocess (a crash shows as the
+    exit status): its problems and summary, or what the crash said.
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(run, PORTED))
+    One subprocess per test, not a module fixture running every format's: under pytest-xdist a
+    module fixture runs in each worker that runs one of the module's tests, so the battery of
+    every format ran once per worker (twice under ``-n 2``)."""
+    command = [sys.executable, "-c", "from tests.fuzz import deep_battery_main; deep_battery_main()", name]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=900)
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-3:]
+        return f"exit status {proc.returncode} (negative: killed by that signal); last lines:\n" + "\n".join(last)
+    return json.loads(proc.stdout)
 
 
 @pytest.mark.parametrize("name", PORTED)
-def test_deep_nesting_fails_cleanly_at_the_documented_depth(name: str, deep_reports: dict[str, Any]) -> None:
+def test_deep_nesting_fails_cleanly_at_the_documented_depth(name: str) -> None:
     """A value nested 500, 1,000, 2,000 and 20,000 levels deep (lists, dicts, tuples, mixed) in every
     message field the templates read, in a tool schema and in each template variable, and a
     200,000-deep tuple where a port might hash it: the port renders exactly what the oracle
     renders where the oracle renders, raises ``NestingTooDeep`` exactly where the oracle's
     ``json.dumps``/``repr`` hits ``RecursionError``, never ``NestingTooDeep`` at 500 levels or
     less, never another exception, never a crash."""
-    report = deep_reports[name]
+    report = _deep_report(name)
     assert not isinstance(report, str), f"{name}: the deep-nesting subprocess crashed: {report}"
     *problems, summary = report
     assert summary["renders"] > 100
