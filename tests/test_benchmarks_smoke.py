@@ -64,8 +64,20 @@ def test_pre_check_passes_on_the_smallest_workloads():
         assert result["ratios"]["spans_off/no_spans_code"] > 0  # the copy rendered the same bytes
         assert result["reference"] == "jinja2"
         for engine, info in result["engines"].items():
+            if engine == "minijinja" and info["status"] == "error":
+                # the engine's own limit, reported by the benchmark as an error row
+                assert MINIJINJA_CANNOT.get(result["format"], "\0") in info["why"], (result, info)
+                continue
             assert info["status"] == "ok", (result["format"], result["workload"], engine, info)
             assert info["samples"] >= 1
+
+
+#: Templates minijinja 3.1.0 (the ``bench`` extra's pin) does not render as jinja2 does: the
+#: Qwen3-Coder texts test ``tools is iterable and tools | length > 0``, and with ``tools=None``
+#: jinja2's ``is iterable`` is false where minijinja's goes on to ``length`` (``cannot calculate
+#: length of value of type none``): their chats without tools.
+MINIJINJA_CANNOT = {name: "cannot calculate length of value of type none"
+                    for name in ("qwen3-coder", "qwen3-coder-2025-07", "qwen3-coder-6211")}
 
 
 def test_the_spans_off_copies_have_no_spans_code():

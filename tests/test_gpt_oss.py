@@ -215,7 +215,7 @@ def test_harmony_sampled_form_reads_as_the_rendered_turn(data: st.DataObject) ->
                  id="a built-in tool's call is a call named by its recipient"),
     pytest.param("<|channel|>commentary to=functions.f code<|message|>print(1)<|call|>",
                  {"content": "", "tool_calls": [{"type": "function", "function": {
-                     "name": "f", "arguments": "print(1)"}}]}, [],
+                     "name": "f", "arguments": "print(1)"}}]}, ["content-type"],
                  id="another content type: the body as string arguments (vLLM's rule)"),
     pytest.param(" to=functions.f<|channel|>commentary json<|message|>{bad<|call|>",
                  {"content": "", "tool_calls": [{"type": "function", "function": {

@@ -72,21 +72,35 @@ class Region:
         for k in range(i, j):
             self.claimed[k] = True
 
+    def find(self, piece: str, whole: bool) -> int | None:
+        """Where ``piece`` first occurs unclaimed (``whole``: bounded by syntax too), or None."""
+        start = self.raw.find(piece)
+        while start >= 0:
+            end = start + len(piece)
+            if self.free(start, end) and (not whole or self.bounded(start, end)):
+                return start
+            start = self.raw.find(piece, start + 1)
+        return None
+
     def text(self, piece: str, passes: tuple[bool, ...] = (True, False)) -> bool:
         """Claim ``piece`` where it first occurs unclaimed (or the whole text, where the piece
         holds all of it: a recovery that kept the opener and closer too)."""
-        if not piece:
+        return self.first((piece,), passes)
+
+    def first(self, pieces: tuple[str, ...], passes: tuple[bool, ...] = (True, False)) -> bool:
+        """Claim the leftmost unclaimed occurrence of any of ``pieces`` (the spellings of one
+        value: a value is read where it is written first, not where another call's text happens
+        to spell it), bounded by syntax first."""
+        if "" in pieces:
             return True
         # An occurrence bounded by syntax first (a name "a" is not the "a" of "name").
         for whole in passes:
-            start = self.raw.find(piece)
-            while start >= 0:
-                end = start + len(piece)
-                if self.free(start, end) and (not whole or self.bounded(start, end)):
-                    self.claim(start, end)
-                    return True
-                start = self.raw.find(piece, start + 1)
-        if False in passes and self.raw and self.raw in piece:
+            found = [(at, -len(p), p) for p in pieces if (at := self.find(p, whole)) is not None]
+            if found:
+                at, _, piece = min(found)
+                self.claim(at, at + len(piece))
+                return True
+        if False in passes and self.raw and any(self.raw in piece for piece in pieces):
             self.claim(0, len(self.raw))
             return True
         return False
@@ -140,7 +154,7 @@ class Region:
         spellings = ([target] if isinstance(target, str) else []) + [
             json.dumps(target, ensure_ascii=False), json.dumps(target), repr(target)]
         for passes in ((True,), (False,)):  # bounded by syntax anywhere first
-            if any(self.text(spelling, passes) for spelling in spellings):
+            if self.first(tuple(spellings), passes):
                 return True
         if self.value(target):
             return True
@@ -427,6 +441,15 @@ def test_nothing_lost(name: str, data: st.DataObject) -> None:
 # text after the end of the turn was ignored without a report.
 @example(name="qwen3-tool-agent", prefix="", completion="answer<|im_end|>\nmore", cuts=[17])
 @example(name="gpt-oss", prefix="", completion="<|channel|>final<|message|>a<|return|>b", cuts=[])
+# a call header's content type other than json was dropped (here "<"; now a content-type diagnostic)
+@example(name="gpt-oss", prefix="", completion='{"name": <<|channel|>analysis<|message|>', cuts=[])
+# the locator's own regression: a string argument written as a JSON string in the first call and
+# as its text in the second is read where it is written first
+@example(name="kimi-k2", prefix="<|im_assistant|>assistant<|im_middle|>", cuts=[],
+         completion='<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0'
+                    '<|tool_call_argument_begin|>"{\\"limit\\": [false, {\\"<\\": 0.0}, {}]}"'
+                    '<|tool_call_end|><|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>'
+                    '{"limit": [false, {"<": 0.0}, {}]}<|tool_call_end|><|tool_calls_section_end|><|im_end|>')
 def test_nothing_lost_on_text(name: str, prefix: str, completion: str, cuts: list[int]) -> None:
     """The law on any text, and on the regressions it found."""
     for strict in (False, True):

@@ -465,7 +465,7 @@ class FinalRule(Rule):
         return (final, analysis, last)
 
     def keeps(self, old: Any, new: Any, k: int) -> bool:
-        return old[0] == new[0] or old[1] < 0 or old[1] >= k
+        return bool(old[0] == new[0] or old[1] < 0 or old[1] >= k)
 
     def anchors(self, old: Any, start: int) -> tuple[int, ...]:
         head = tuple(range(min(self.head, start)))

@@ -225,6 +225,9 @@ def _message(raw: str, marker: str, first: bool) -> Outcome:
                                                   "read as a call of that name"))
         if channel != "commentary":
             notes.append(("call-channel", 0, f"a tool call on the {channel!r} channel"))
+        if content_type is not None and content_type not in ("json", _CONSTRAIN + "json"):
+            notes.append(("content-type", 0, f"the content type {content_type!r} of a tool "
+                                             "call (not json): a header word, no part of the call"))
         arguments = _arguments(body, content_type, notes, at)
         return Outcome([("tool_calls", [{"type": "function",
                                          "function": {"name": name, "arguments": arguments}}])],
