@@ -182,11 +182,10 @@ def _state_bytes(component: Any) -> Any:
 
 def _component_state(component: Any) -> Any:
     """A ``tokenizers`` component's serialized form (``None`` for none); raises if it has none."""
-    if component is None:
-        return None
     import json
 
-    return json.loads(component.__getstate__())
+    state = _state_bytes(component)
+    return None if state is None else json.loads(state)
 
 
 class Splitter:
@@ -460,18 +459,17 @@ def encode_rendering(rendering: Any, enc: Encoder, safe: bool) -> Ids:
         return Ids(ids, pending, rendering)
     ids, offsets = enc.encode(text)
     ids, offsets = list(ids), list(offsets)
-    if safe:
-        bad = planted(rendering, ids, offsets, enc.added)
-        for index in reversed(bad):
-            start, end = offsets[index]
-            replacement = enc.as_text(text[start:end])
-            if ids[index] in replacement or enc.added.intersection(replacement):
-                raise ChatFormatError(
-                    f"cannot encode {text[start:end]!r} as text: the tokenizer gives a control token "
-                    "for it")
-            ids[index:index + 1] = replacement
-            # The replacement tokens share the control token's offsets (its characters).
-            offsets[index:index + 1] = [(start, end)] * len(replacement)
+    bad = planted(rendering, ids, offsets, enc.added)
+    for index in reversed(bad):
+        start, end = offsets[index]
+        replacement = enc.as_text(text[start:end])
+        if ids[index] in replacement or enc.added.intersection(replacement):
+            raise ChatFormatError(
+                f"cannot encode {text[start:end]!r} as text: the tokenizer gives a control token "
+                "for it")
+        ids[index:index + 1] = replacement
+        # The replacement tokens share the control token's offsets (its characters).
+        offsets[index:index + 1] = [(start, end)] * len(replacement)
     return Ids(ids, offsets, rendering)
 
 
