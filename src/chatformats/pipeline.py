@@ -64,6 +64,8 @@ __all__ = ["apply_chat_template", "apply_chat_template_spans", "PipelineTypeErro
 TRANSFORMERS_VERSION = "5.24.0"
 
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
+#: The fields ``_alias_reasoning_fields`` fills from the first of those that is set.
+_ALIASED_FIELDS = ("reasoning_content", "thinking")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 
 #: transformers' own parameters of ``apply_chat_template`` that only matter when tokenizing;

@@ -390,18 +390,15 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
     return _turn(appended, text, prompt, completion_ids, enc, new, variables, rewritten, None)
 
 
-#: The reasoning fields the pipeline fills from ``reasoning_content`` (``_alias_reasoning_fields``).
-_ALIASED = ("reasoning_content", "thinking")
-
-
 def _read_back(name: Any, message: Any) -> Any:
     """The parsed completion as the template reads it: its ``reasoning_content`` moved to the
     field the format's template reads reasoning from, where the pipeline does not alias it
     (``solar-open`` reads ``reasoning``, which transformers never fills); otherwise as parsed."""
     from ._registry import get_format
+    from .pipeline import _ALIASED_FIELDS
 
     field = get_format(name).reasoning_field
-    if field in _ALIASED or "reasoning_content" not in message:
+    if field in _ALIASED_FIELDS or "reasoning_content" not in message:
         return message
     moved = type(message)((key, value) for key, value in message.items() if key != "reasoning_content")
     moved[field] = message["reasoning_content"]
