@@ -415,6 +415,8 @@ def test_nothing_lost(name: str, data: st.DataObject) -> None:
 # an XML call's text outside its parameters was dropped (here "<|im_start|>", "hello", "bye");
 @example(name="minicpm-v-4.6-thinking", prefix="", completion="<function=<think><|im_start|>",
          cuts=[])
+# a name was read up to the ">" of the "</function>" the spans called the call's closer;
+@example(name="qwen3-coder", prefix="", completion="\n<function=<</function>", cuts=[])
 @example(name="qwen3-coder", prefix="", cuts=[20],
          completion="<tool_call>\n<function=f>\nhello<parameter=a>\n1\n</parameter>\nbye\n"
                     "</function>\n</tool_call>")

@@ -103,12 +103,15 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
     ``<function=...>`` (or its ``>``) the text is content."""
     notes: list[tuple[str, int, str]] = []
     start = raw.find("<function=")
-    name_end = raw.find(">", start) if start >= 0 else -1
+    # The call ends at the first </function> after its opener, and its name at the first ">"
+    # before that: vLLM cuts the call out first and then reads the name inside it, so the ">" of
+    # the closer never ends a name ("<function=<</function>" is no call).
+    end = raw.find("</function>", start + len("<function=")) if start >= 0 else -1
+    name_end = raw.find(">", start, end if end >= 0 else len(raw)) if start >= 0 else -1
     if name_end < 0 or raw[:start].strip():
         return Outcome([("content", wrap[0] + raw + wrap[1])],
                        [("not-a-call", 0, "a tool call without <function=NAME> kept as content")])
     name = raw[start + len("<function="):name_end]
-    end = raw.find("</function>", name_end)
     body = raw[name_end + 1:end if end >= 0 else len(raw)]
     if end < 0:
         notes.append(("unclosed", len(raw), "a call without </function>"))
