@@ -417,6 +417,12 @@ def test_nothing_lost(name: str, data: st.DataObject) -> None:
          cuts=[])
 # a name was read up to the ">" of the "</function>" the spans called the call's closer;
 @example(name="qwen3-coder", prefix="", completion="\n<function=<</function>", cuts=[])
+# stray text before a call's closer and after it were joined into one content text that is
+# nowhere in the completion ("<" and "/function>" read as "</function>");
+@example(name="qwen3-coder-2025-07", prefix="<|im_start|>assistant\n", cuts=[],
+         completion="<tool_call>\n<function=search>\n<parameter=search>\nNone\n</parameter>\n"
+                    "<</function>/function>\n</tool_call>\n<tool_call>\n<function=search>\n"
+                    "</function>\n</tool_call><|im_end|>\n")
 @example(name="qwen3-coder", prefix="", cuts=[20],
          completion="<tool_call>\n<function=f>\nhello<parameter=a>\n1\n</parameter>\nbye\n"
                     "</function>\n</tool_call>")

@@ -136,16 +136,21 @@ def xml_call(raw: str, wrap: tuple[str, str]) -> Outcome:
     outside.append(body[last:])
     parts: list[tuple[str, Any]] = [
         ("tool_calls", [{"type": "function", "function": {"name": name, "arguments": arguments}}])]
-    inside = "".join(t for t in outside if t.strip())
-    if inside:
+    stray = [t for t in outside if t.strip()]
+    if stray:
         notes.append(("stray-text", name_end + 1, "text inside a call outside its parameters "
                                                   "kept as content"))
     rest = raw[end + len("</function>"):] if end >= 0 else ""
     if rest.strip():
         notes.append(("stray-text", end, "text after </function> kept as content"))
-    rest = (inside + rest).strip("\n") if rest.strip() or inside else ""
-    if rest:
-        parts.append(("content", rest))
+        stray.append(rest)
+    # The content is the stretches joined, less the newlines at its two ends; each stretch is a
+    # part of its own, so that the spans say where each came from (joined, "<" before a closer
+    # and "/function>" after it would read as a "</function>" that is nowhere in the text).
+    if stray:
+        stray[0] = stray[0].lstrip("\n")
+        stray[-1] = stray[-1].rstrip("\n")
+    parts.extend(("content", t) for t in stray if t)
     return Outcome(parts, notes)
 
 
