@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 import chatformats
 from chatformats import ParseError, ResponseParser, parse_response
-from chatformats.parsing import _check_grammars, family, grammar, reserved
+from chatformats.parsing import _check_grammars, _deepseek, canonical, family, grammar, reserved
+from chatformats.parsing._canonical import facts_of
 
 from . import budget
 from . import strategies as s
@@ -51,11 +52,13 @@ def examples(ci: int) -> int:
 # The formats that have a parser (formats sharing a grammar share its tables below).
 FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name).grammar]
 
-#: The DeepSeek R1/V3 family's grammars (parsing/_deepseek.py), and those whose templates write
-#: tool calls only for a turn whose content is None (so only at the template layer: the pipeline
-#: drops None values) and close the section only after a second call.
-DEEPSEEK = {"deepseek_r1", "deepseek_r1_distill", "deepseek_v3", "deepseek_r1_0528_qwen3"}
-NONE_CONTENT_CALLS = {"deepseek_r1_distill", "deepseek_v3"}
+#: The DeepSeek R1/V3 family's grammars (the modules built by parsing/_deepseek.py), and those
+#: whose templates write tool calls only for a turn whose content is None (the canonical fact
+#: ``calls`` ``"if-content-none"``: so only at the template layer, the pipeline drops None values;
+#: they close the section only after a second call).
+DEEPSEEK = {family(n) for n in FORMATS if getattr(grammar(n), "build", None) is _deepseek.build}
+NONE_CONTENT_CALLS = {family(n) for n in FORMATS
+                      if facts_of(chatformats.get_format(n), grammar(n))["calls"] == "if-content-none"}
 
 # Every control string a format's parser or template gives a meaning to, by grammar (the
 # markers of its exact table and its RESERVED strings, ``parsing.reserved``): texts of the
@@ -118,7 +121,9 @@ SINGLE_CALL = tuple(sorted({family(n) for n in FORMATS if grammar(n).SINGLE_CALL
 #: Llama 3.1's built-in tools (its spec's ``tests.parse_variables`` passes them as
 #: ``builtin_tools``), and the arguments its template can write back readably: string values
 #: without the ``", `` that separates two arguments (docs/parsing.md, the representable domain).
-BUILTIN = ("brave_search", "wolfram_alpha", "code_interpreter")
+BUILTIN = tuple(dict.fromkeys(tool for n in FORMATS if family(n) == "llama3_1" for value in
+                              chatformats.get_format(n).tests.parse_variables["builtin_tools"]
+                              for tool in value))
 builtin_args = st.dictionaries(
     SAFE_NAME, _TEXTS["llama3_1", 4].filter(lambda t: '", ' not in t), max_size=3)
 
@@ -172,110 +177,10 @@ def _harmony_analysis(name: str, m: dict[str, Any]) -> None:
         m["content"] = ""
 
 
-def _tojson(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False)
-
-
-def _jinja_string(v: Any) -> str:
-    """``|tojson`` for a mapping or a list, else ``|string`` (MiniCPM's argument values)."""
-    return _tojson(v) if isinstance(v, (dict, list)) else v if isinstance(v, str) else str(v)
-
-
-def _coder_argument(name: str, v: Any) -> str:
-    """A Qwen3-Coder call argument's value as each text writes it (L89, L103 in July): ``|string``
-    for a non-string; ``tojson`` for a mapping in August, for a mapping or a list in the
-    6,211-byte text."""
-    module = chatformats.get_format(name).module
-    if isinstance(v, str):
-        return v
-    if isinstance(v, dict) and module != "qwen3_coder_2025_07":
-        return _tojson(v)
-    if isinstance(v, list) and module == "qwen3_coder_6211":
-        return _tojson(v)
-    return str(v)
-
-
-def _is_query(msg: Any) -> bool:
-    c = msg.get("content")
-    return (msg.get("role") == "user" and isinstance(c, str)
-            and not (c.startswith("<tool_response>") and c.endswith("</tool_response>")))
-
-
 #: The grammars whose convention for arguments is a string where the template was given one
 #: (the grammar's ``STRING_ARGUMENTS``; Qwen2.5 writes arguments through tojson whether a mapping
 #: or a string: a string reads back as that string).
 STRING_ARGUMENTS = {family(n) for n in FORMATS if grammar(n).STRING_ARGUMENTS}
-
-
-def canonical(name: str, p: list[dict[str, Any]], m: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
-    """What the template keeps of ``m`` (docs/parsing.md, "Canonical form")."""
-    content = m["content"]
-    reasoning = m.get("reasoning_content", "")
-    calls = m.get("tool_calls") or []
-    out_calls = []
-    for call in calls:
-        fn = call["function"]
-        args = fn["arguments"]
-        if family(name) == "minicpm_v4_6_thinking":
-            args = {k: _jinja_string(v) for k, v in args.items()}
-        elif family(name) == "qwen3_coder":  # each text's own L89 (|string, tojson for some)
-            args = {k: _coder_argument(name, v) for k, v in args.items()}
-        elif family(name) == "glm4_5":  # a string as is, anything else through tojson
-            args = {k: v if isinstance(v, str) else _tojson(v) for k, v in args.items()}
-        elif isinstance(args, str) and family(name) not in STRING_ARGUMENTS:
-            args = json.loads(args)
-        c = {"type": "function", "function": {"name": fn["name"], "arguments": args}}
-        if family(name) in ("solar_open", "cogito") and "id" in call:
-            c["id"] = call["id"]
-        if family(name) == "kimi_k2":  # the template rebuilds the id from the position
-            c["id"] = f"functions.{fn['name']}:{len(out_calls)}"
-        out_calls.append(c)
-    if family(name) == "qwen3_tool_agent":
-        if any(_is_query(x) for x in p):
-            reasoning, content = reasoning.strip("\n"), content.lstrip("\n")
-        else:
-            reasoning = ""
-    elif family(name) in ("minicpm_v4_6_thinking", "glm4_5"):
-        reasoning, content = reasoning.strip(), content.strip()
-    elif family(name) == "qwen3_coder":  # no reasoning; content|trim before calls
-        reasoning = ""
-        if calls:
-            content = content.strip()
-    elif family(name) in ("qwen3_instruct_2507", "qwen2_5_instruct", "kimi_k2", "deepseek_v3_1"):
-        reasoning = ""  # the template has no reasoning: content as given
-    elif family(name) in DEEPSEEK:
-        reasoning = ""  # never rendered (the templates keep the text after the last </think>)
-        if content is None:  # the template layer's tool-call turn: no content written
-            content = ""
-        elif family(name) in NONE_CONTENT_CALLS:
-            out_calls = []  # the template writes calls only for a turn whose content is None
-    elif family(name) == "cogito":
-        reasoning, content = "", content.strip()
-    elif family(name) == "llama3_2_vision":
-        reasoning = ""
-        if calls:
-            content = ""
-        elif chatformats.get_format(name).module == "llama3_2":  # Llama 3.2 text: content|trim
-            content = content.strip()
-    elif family(name) == "llama3_1":  # content|trim; a built-in call's arguments as given
-        reasoning, content = "", "" if calls else content.strip()
-    elif family(name) == "gpt_oss":
-        # Only the first call is written; a tool-call turn's analysis message is its reasoning,
-        # else its content (the answer is empty then).
-        out_calls = out_calls[:1]
-        if calls:
-            reasoning, content = reasoning or content, ""
-    elif family(name) == "solar_open":
-        option = variables.get("think_render_option", "lastthink")
-        reasoning = m.get("reasoning", "") if option in ("all", "lastthink") else ""
-        if calls:
-            content = ""
-    out: dict[str, Any] = {"role": "assistant", "content": content}
-    if reasoning:
-        out["reasoning_content"] = reasoning
-    if out_calls:
-        out["tool_calls"] = out_calls
-    return out
 
 
 _SIMPLE_PREFIX = st.builds(
@@ -363,7 +268,7 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
         anchor = grammar(name).ANCHOR
         k = full.rfind(anchor) + len(anchor)
         prefix, completion = full[:k], full[k:]
-    return prefix, completion, canonical(name, p, m, variables), tools
+    return prefix, completion, canonical(name, m, p, variables), tools
 
 
 def template_layer(name: str, messages: Any, tools: Any = None, add_generation_prompt: bool = False,
@@ -500,7 +405,7 @@ def test_round_trip_one_character_at_a_time(name: str) -> None:
         k = full.rfind(anchor) + len(anchor)
         prefix, completion = full[:k], full[k:]
     one_shot = parse_response(name, completion, prefix=prefix)
-    assert one_shot == canonical(name, p, m, {})
+    assert one_shot == canonical(name, m, p, {})
     message, events = stream(name, prefix, list(completion))
     assert message == one_shot
     assert region_texts(events) == region_texts(stream(name, prefix, [completion])[1])
@@ -720,7 +625,7 @@ def test_think_block_closed_by_the_template() -> None:
     m = {"role": "assistant", "content": "4"}
     prompt, completion = _render_turn(name, m, enable_thinking=False)
     assert prompt.endswith("<think>\n\n</think>\n\n")
-    assert parse_response(name, completion, prefix=prompt) == canonical(name, [], m, {})
+    assert parse_response(name, completion, prefix=prompt) == canonical(name, m, [], {})
     assert parse_response(name, completion, prefix=prompt) == _transformers_parse(name, completion, prompt, None)
 
 
@@ -732,7 +637,7 @@ def test_newlines_around_close_think(name: str, before: str, after: str) -> None
     m = {"role": "assistant", "content": "four", "reasoning_content": "add them"}
     prompt, completion = _render_turn(name, m)
     expected = parse_response(name, completion, prefix=prompt)
-    assert expected == canonical(name, [{"role": "user", "content": "q"}], m, {})
+    assert expected == canonical(name, m, [{"role": "user", "content": "q"}], {})
     variant = re.sub(r"\n*</think>\n*", before + "</think>" + after, completion)
     assert parse_response(name, variant, prefix=prompt) == expected
 
@@ -748,7 +653,7 @@ def test_cogito_thinking_prefill() -> None:
     answer = answer[answer.rfind(grammar(name).ANCHOR) + len(grammar(name).ANCHOR):]
     completion = "add them\n</think>\n\n" + answer
     ours = parse_response(name, completion, prefix=prompt)
-    assert ours == {**canonical(name, p, m, {}), "reasoning_content": "add them"}
+    assert ours == {**canonical(name, m, p, {}), "reasoning_content": "add them"}
     assert ours == _transformers_parse(name, completion, prompt, None)
 
 
@@ -758,7 +663,7 @@ def test_solar_reasoning_and_content_in_separate_blocks() -> None:
     m = {"role": "assistant", "content": "four", "reasoning": "add them"}
     prompt, completion = _render_turn(name, m)
     assert completion.count("<|begin|>assistant") == 1
-    assert parse_response(name, completion, prefix=prompt) == canonical(name, [], m, {})
+    assert parse_response(name, completion, prefix=prompt) == canonical(name, m, [], {})
     assert parse_response(name, completion, prefix=prompt) == _transformers_parse(name, completion, prompt, None)
 
 
@@ -775,7 +680,7 @@ def test_tool_calls_streamed(name: str, content: str, n_calls: int) -> None:
          "function": {"name": "search", "arguments": {"query": f"q{k}", "limit": k}}}
         for k in range(n_calls)]}
     prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
-    expected = canonical(name, [], m, {})
+    expected = canonical(name, m, [], {})
     assert parse_response(name, completion, prefix=prompt) == expected
     assert stream(name, prompt, list(completion))[0] == expected
 
@@ -914,7 +819,6 @@ def _recovered(name: str, prefix: str, text: str, data: st.DataObject) -> Any:
     return one
 
 
-THINK_FORMATS = [n for n in FORMATS if family(n) == "qwen3_tool_agent"]
 
 
 
@@ -928,6 +832,9 @@ def _call_body(name: str) -> str:
 #: The formats whose calls are JSON in ``<tool_call>`` tags (a description's ``json`` bodies).
 TAGGED_JSON = [n for n in FORMATS if _call_body(n) in ("json", "json_string")]
 LLAMA = [n for n in FORMATS if family(n) in SINGLE_CALL]
+#: The formats with a think block and JSON calls in tags (Qwen3's, whose drift vLLM's Qwen3
+#: reasoning parser recovers from).
+THINK_FORMATS = [n for n in TAGGED_JSON if grammar(n).description["think"]]
 #: The formats whose calls are Qwen3-Coder's XML (a description's ``xml`` body: MiniCPM-V 4.6
 #: and the Qwen3-Coder texts).
 XML_CALLS = [n for n in FORMATS if _call_body(n) == "xml"]

@@ -110,7 +110,7 @@ def test_a_control_string_encoded_as_text_is_content(name: str, data: st.DataObj
     ids, kept = sampled_ids(tok, rendering, base)
     # the template wrote the planted string as the input's text (it did not split or trim there)
     assume(kept)
-    expected = canonical(name, p, m, variables)
+    expected = canonical(name, m, p, variables)
     note(f"completion={full[base:]!r}\nids={ids}")
     on_ids = parse_response(name, ids, prefix=prompt, tokenizer=tok, strict=True)
     assert on_ids == expected

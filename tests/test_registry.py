@@ -154,6 +154,7 @@ def test_every_parsed_format_has_its_grammars_facts() -> None:
     the strings they were."""
     from chatformats import ResponseParser
     from chatformats.parsing import grammar, reserved
+    from chatformats.parsing._canonical import check_facts
 
     parsed = [n for n in chatformats.formats() if chatformats.get_format(n).grammar]
     assert parsed
@@ -174,6 +175,26 @@ def test_every_parsed_format_has_its_grammars_facts() -> None:
         assert type(facts["RECOVER_OPENERS"]) is tuple and all(type(o) is str and o for o in facts["RECOVER_OPENERS"])
         if chatformats.get_format(name).call_arguments == "string":
             assert facts["STRING_ARGUMENTS"], name
+        # the canonical facts (parsing/_canonical.py): the grammar's, then the spec's overrides,
+        # each a known fact with a known value; a grammar that writes a turn's calls states
+        # how it writes the ids
+        assert type(getattr(g, "CANONICAL", None)) is dict, name
+        check_facts(g.CANONICAL, f"grammar of {name}")
+        check_facts(chatformats.get_format(name).canonical, f"spec of {name}")
+        assert "reasoning" in g.CANONICAL, name
+
+
+def test_canonical_facts_are_refused_when_unknown() -> None:
+    """The check the law above runs can fail: an unknown fact, an unknown value, a malformed
+    variable condition."""
+    from chatformats import ChatFormatError
+    from chatformats.parsing._canonical import check_facts
+
+    for bad in ({"content": "stripped"}, {"contents": "strip"}, {"reasoning_if": ("x", "y")},
+                {"reasoning_if": ("x", "y", "z")}):
+        with pytest.raises(ChatFormatError):
+            check_facts(bad, "test")
+    check_facts({"reasoning_if": ("think_render_option", "lastthink", ("all",))}, "test")
 
 
 def test_single_call_is_what_the_template_refuses() -> None:

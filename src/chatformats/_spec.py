@@ -110,6 +110,10 @@ class Spec(Record):
     - ``call_arguments``: the shape of a tool call's ``arguments`` the template takes:
       ``"mapping"`` (a mapping, or either shape) or ``"string"`` (the template concatenates it
       to a string, so a mapping there fails by the template's own design);
+    - ``canonical``: where this template writes an assistant turn differently from the others
+      of its grammar, the canonical facts that say how (``parsing/_canonical.py``'s ``FACTS``,
+      over the grammar's ``CANONICAL``): what :func:`chatformats.parsing.canonical` and the
+      round-trip law read;
     - ``tests``: what the shared test properties need (:class:`Tests`).
     """
 
@@ -117,7 +121,7 @@ class Spec(Record):
                  "special_tokens", "control_strings", "control_provenance", "prose_strings", "variables",
                  "calls",
                  "content_format", "modalities", "variant_of", "revision_of", "grammar",
-                 "reasoning_field", "call_arguments", "tests")
+                 "reasoning_field", "call_arguments", "canonical", "tests")
 
     name: str
     model_ids: tuple[str, ...]
@@ -138,6 +142,7 @@ class Spec(Record):
     grammar: str
     reasoning_field: str
     call_arguments: str
+    canonical: Mapping[str, Any]
     tests: Tests
 
     _defaults = {"model_ids": (), "description": "", "module": "", "special_tokens": {},
@@ -145,7 +150,7 @@ class Spec(Record):
                  "variables": (),
                  "calls": frozenset(), "content_format": "string", "modalities": {},
                  "variant_of": "", "revision_of": "", "grammar": "", "reasoning_field": "reasoning_content",
-                 "call_arguments": "mapping", "tests": Tests()}
+                 "call_arguments": "mapping", "canonical": {}, "tests": Tests()}
 
     def __init__(self, *values: Any, **named: Any) -> None:
         super().__init__(*values, **named)

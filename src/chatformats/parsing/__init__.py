@@ -119,6 +119,17 @@ def reserved(name: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def canonical(name: Any, message: Any, conversation: Any = (), variables: Any = None) -> dict[str, Any]:
+    """What format ``name``'s template keeps of the assistant ``message`` rendered after
+    ``conversation`` with ``variables``: the message the parse of that turn gives back (the
+    round-trip law, docs/parsing.md).  Read off the grammar's ``CANONICAL`` facts and the
+    spec's ``canonical`` overrides (:mod:`._canonical`)."""
+    from .._registry import get_format
+    from ._canonical import canonical as _canonical
+
+    return _canonical(get_format(name), grammar(name), message, conversation, variables)
+
+
 def response_template(name: Any) -> dict[str, Any]:
     """A copy of format ``name``'s transformers ``response_template`` (formats that share a
     grammar share it); ``get_format(name).response_template`` is the same."""

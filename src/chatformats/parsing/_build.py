@@ -10,7 +10,8 @@ after a think block less its leading newlines, less the one newline the template
 the first call; ``"trim"``: ``|trim``; ``"coder"``: verbatim without calls, ``|trim`` before
 them, where the template writes it and ``"\\n\\n"``); ``cast`` (optional: a name in
 ``_cast.CASTS``, how ``tools`` convert the arguments where not as transformers does);
-``reserved`` and ``prefixes`` (the grammar's facts of those names, ``grammars.py``); ``calls`` (``{"open", "close", "body"}``, ``body`` one
+``reserved``, ``prefixes`` and ``canonical`` (the grammar's facts of those names,
+``grammars.py``); ``calls`` (``{"open", "close", "body"}``, ``body`` one
 of :data:`BODIES`: ``"json"`` is ``{"name": ..., "arguments": ...}`` (``"json_string"``: the
 same with string arguments kept as strings), ``"xml"`` is
 ``\\n<function=NAME>\\n`` + ``<parameter=KEY>\\nVALUE\\n</parameter>\\n``... + ``</function>\\n``).
@@ -35,7 +36,8 @@ class Grammar:
     one), ``START``, ``ANCHOR`` (the assistant header), ``NAME`` (for messages)."""
 
     __slots__ = ("NAME", "ANCHOR", "STATES", "RECOVER", "START", "CAST", "SYNTAX", "description",
-                 "RESERVED", "PREFIXES", "STRING_ARGUMENTS", "SINGLE_CALL", "RECOVER_OPENERS")
+                 "RESERVED", "PREFIXES", "STRING_ARGUMENTS", "SINGLE_CALL", "RECOVER_OPENERS",
+                 "CANONICAL")
 
     def __init__(self, name: str, anchor: str, states: dict[str, State],
                  recover: dict[str, State], start: str, description: Any = None,
@@ -48,6 +50,7 @@ class Grammar:
         self.STRING_ARGUMENTS = d.get("calls", {}).get("body") == "json_string"
         self.SINGLE_CALL = False
         self.RECOVER_OPENERS = ()
+        self.CANONICAL = dict(d.get("canonical", {}))
         self.NAME = name
         self.ANCHOR = anchor
         self.STATES = states

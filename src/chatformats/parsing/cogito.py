@@ -127,3 +127,4 @@ PREFIXES = ("", "<|start_header_id|>assistant<|end_header_id|>\n\n<think>\n")
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = (_COMPACT,)
+CANONICAL = {"reasoning": "dropped", "content": "strip", "ids": "kept"}

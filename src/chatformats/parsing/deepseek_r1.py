@@ -26,3 +26,4 @@ PREFIXES = ("", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁o
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "dropped"}

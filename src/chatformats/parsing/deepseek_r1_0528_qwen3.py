@@ -24,3 +24,4 @@ PREFIXES = ("", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>", "<｜end▁
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "dropped"}

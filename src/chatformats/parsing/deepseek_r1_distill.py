@@ -27,3 +27,4 @@ PREFIXES = ("", "<｜Assistant｜>", "<｜Assistant｜><think>\n", "<｜tool▁o
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "dropped", "calls": "if-content-none"}

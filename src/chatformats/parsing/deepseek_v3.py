@@ -23,3 +23,4 @@ PREFIXES = ("", "<｜Assistant｜>", "<｜tool▁outputs▁end｜>")
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "dropped", "calls": "if-content-none"}

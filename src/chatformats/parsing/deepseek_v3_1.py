@@ -118,3 +118,4 @@ PREFIXES = ("", "<｜Assistant｜></think>", "<｜Assistant｜><think>", "<｜to
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "dropped"}

@@ -298,3 +298,4 @@ PREFIXES = ("", "<|start|>assistant")
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "as-given", "with_calls": "to-reasoning", "calls": "first"}

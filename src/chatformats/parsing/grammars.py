@@ -5,8 +5,8 @@ in :data:`DESCRIPTIONS` (built by :mod:`._build`: think block, content, tagged t
 for a syntax of its own, a module ``parsing/<name>.py`` with ``STATES``, ``RECOVER``, ``START``,
 ``ANCHOR`` and ``NAME`` (Llama's bare JSON, Cogito's JSON list, Solar's blocks).
 
-Besides its tables, every grammar states five facts (a description under the keys
-``"reserved"`` and ``"prefixes"``, the others following from its call body; a module as
+Besides its tables, every grammar states six facts (a description under the keys
+``"reserved"``, ``"prefixes"`` and ``"canonical"``, the others following from its call body; a module as
 upper-case constants), which the parser's callers and the test suite read
 (``tests/test_registry.py`` fails for a grammar that lacks one):
 
@@ -22,6 +22,9 @@ upper-case constants), which the parser's callers and the test suite read
 - ``SINGLE_CALL``: whether the template refuses a turn with more than one tool call (Llama's
   "This model only supports single tool-calls at once!"; gpt-oss, which writes only the first,
   does not refuse);
+- ``CANONICAL``: what the template keeps of an assistant message (the canonical form,
+  :func:`chatformats.parsing.canonical`): the facts of ``parsing/_canonical.py``'s ``FACTS``
+  where they differ from its defaults (a description's key ``"canonical"``);
 - ``RECOVER_OPENERS``: the openers the recovering reading reads a call at inside text the
   template writes as content (a JSON call inside Llama content, Cogito's compact list opener):
   on content holding one the two readings differ (docs/parsing.md, "The recovering reading");
@@ -46,6 +49,8 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json"},
         "reserved": ("<think>", "<|im_start|>"),
         "prefixes": ("", "<|im_start|>assistant\n"),
+        "canonical": {"reasoning": "strip-newlines", "reasoning_if": "after-a-query",
+                      "content": "lstrip-newlines-after-think"},
     },
     # ports/qwen3_instruct_2507.py, L25-46: content as given (a <think> in it is content: the
     # template has no reasoning), then the same tool calls as Thinking-2507, "<|im_end|>\n".
@@ -58,6 +63,7 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json"},
         "reserved": ("<|im_start|>",),
         "prefixes": ("", "<|im_start|>assistant\n"),
+        "canonical": {"reasoning": "dropped"},
     },
     # ports/_qwen2_5.py, L22-39 (both Qwen2.5 Instruct texts: they differ only in the system
     # turn's tool instructions): a turn without calls is its content as given (a <think> in it
@@ -74,6 +80,7 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "json_string"},
         "reserved": ("<|im_start|>",),
         "prefixes": ("", "<|im_start|>assistant\n"),
+        "canonical": {"reasoning": "dropped"},
     },
     # ports/glm4_5.py, L48-80: "\n<think>" + reasoning.strip() + "</think>" (after the last user
     # message and when there is reasoning; else "\n<think></think>", which the generation prompt
@@ -90,6 +97,7 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "glm"},
         "reserved": ("<think>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<|assistant|>"),
         "prefixes": ("", "<|assistant|>", "<|assistant|>\n<think></think>"),
+        "canonical": {"reasoning": "strip", "content": "strip", "arguments": "json-nonstring"},
     },
     # ports/minicpm_v4_6_thinking.py: "<think>\n" + reasoning|trim + "\n</think>\n\n" +
     # content|trim (the generation prompt holds "<think>\n", or the closed block
@@ -105,6 +113,7 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "calls": {"open": "<tool_call>", "close": "</tool_call>", "body": "xml"},
         "reserved": ("<think>", "<|im_start|>", "</parameter>", "</function>", "<parameter=", "<function="),
         "prefixes": ("", "<|im_start|>assistant\n<think>\n", "<|im_start|>assistant\n<think>\n\n</think>\n\n"),
+        "canonical": {"reasoning": "strip", "content": "strip", "arguments": "json-container"},
     },
     # ports/_qwen3_coder.py, L76-98 (the three Qwen3-Coder texts write the same turn): a turn
     # without calls is its content as given; with calls, "\n" + content|trim + "\n" when that
@@ -122,5 +131,8 @@ DESCRIPTIONS: "dict[str, dict[str, object]]" = {
         "cast": "qwen3_coder",
         "reserved": ("<|im_start|>", "</parameter>", "</function>", "<parameter=", "<function="),
         "prefixes": ("", "<|im_start|>assistant\n"),
+        # the August text's argument values (the spec of each other text says its own)
+        "canonical": {"reasoning": "dropped", "content": "strip-with-calls",
+                      "arguments": "json-mapping"},
     },
 }

@@ -189,3 +189,4 @@ PREFIXES = ("", "<|im_assistant|>assistant<|im_middle|>")
 STRING_ARGUMENTS = True
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "dropped", "ids": "positional"}

@@ -199,3 +199,4 @@ PREFIXES = ("", "<|start_header_id|>assistant<|end_header_id|>\n\n")
 STRING_ARGUMENTS = True
 SINGLE_CALL = True
 RECOVER_OPENERS = _JSON_OPENERS
+CANONICAL = {"reasoning": "dropped", "content": "strip", "with_calls": "empty"}

@@ -113,3 +113,4 @@ PREFIXES = ("", "<|start_header_id|>assistant<|end_header_id|>\n\n")
 STRING_ARGUMENTS = True
 SINGLE_CALL = True
 RECOVER_OPENERS = _OPENERS
+CANONICAL = {"reasoning": "dropped", "with_calls": "empty"}

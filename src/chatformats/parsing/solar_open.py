@@ -117,3 +117,5 @@ PREFIXES = ("", "<|begin|>assistant<|think|><|end|><|begin|>assistant")
 STRING_ARGUMENTS = False
 SINGLE_CALL = False
 RECOVER_OPENERS = ()
+CANONICAL = {"reasoning": "as-given", "with_calls": "empty", "ids": "kept",
+             "reasoning_if": ("think_render_option", "lastthink", ("all", "lastthink"))}

@@ -41,6 +41,8 @@ SPEC = Spec(
     calls=frozenset(),
     content_format="string",
     grammar="qwen3_coder",
+    # every argument value |string (L89), a mapping too
+    canonical={"arguments": "string"},
     tests=Tests(
         variables=TEST_VARIABLES,
         covering=((LOOP[0][0], {**LOOP[0][1], "tools": TOOLS}), *LOOP[1:]),

@@ -27,6 +27,8 @@ SPEC = Spec(
     calls=frozenset(),
     content_format="string",
     grammar="qwen3_coder",
+    # a mapping or a list value through tojson, else |string
+    canonical={"arguments": "json-container"},
     tests=Tests(
         variables=TEST_VARIABLES,
         covering=((LOOP[0][0], {**LOOP[0][1], "tools": TOOLS}), *LOOP[1:]),
