@@ -118,6 +118,27 @@ STRING_ONLY = {family(n) for n in FORMATS if chatformats.get_format(n).call_argu
 #: The grammars whose template refuses a second tool call in a turn (the grammar's ``SINGLE_CALL``).
 SINGLE_CALL = tuple(sorted({family(n) for n in FORMATS if grammar(n).SINGLE_CALL}))
 
+def _call_body(name: str) -> str:
+    """The call body of format ``name``'s grammar description (``grammars.DESCRIPTIONS``), or
+    ``""`` for a grammar module."""
+    description = getattr(grammar(name), "description", None)
+    return description["calls"]["body"] if description else ""
+
+
+#: The grammars whose templates write each argument's value on its own (XML, GLM: the canonical
+#: fact ``arguments`` is not ``"whole"``), so a call's arguments are a mapping.
+PER_VALUE = {family(n) for n in FORMATS
+             if facts_of(chatformats.get_format(n), grammar(n))["arguments"] != "whole"}
+#: Where each format's template reads an assistant turn's reasoning from: its spec's field when
+#: the pipeline does not fill it (Solar's ``reasoning``), else ``reasoning_content``.
+REASONING_FIELD = {n: f if (f := chatformats.get_format(n).reasoning_field) not in
+                   ("reasoning_content", "thinking") else "reasoning_content" for n in FORMATS}
+#: The formats whose template writes a tool-call turn's reasoning, else its content, as one
+#: message (gpt-oss's analysis: the canonical fact ``with_calls`` ``"to-reasoning"``).
+ONE_OF_BOTH = {n for n in FORMATS
+               if facts_of(chatformats.get_format(n), grammar(n))["with_calls"] == "to-reasoning"}
+
+
 #: Llama 3.1's built-in tools (its spec's ``tests.parse_variables`` passes them as
 #: ``builtin_tools``), and the arguments its template can write back readably: string values
 #: without the ``", `` that separates two arguments (docs/parsing.md, the representable domain).
@@ -133,11 +154,8 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
     """An assistant message in format ``name``'s representable domain."""
     text = text_for(name)
     m: dict[str, Any] = {"role": "assistant", "content": draw(text)}
-    if family(name) == "solar_open":
-        if draw(st.booleans()):
-            m["reasoning"] = draw(text)
-    elif draw(st.booleans()):
-        m["reasoning_content"] = draw(text)
+    if draw(st.booleans()):
+        m[REASONING_FIELD[name]] = draw(text)
     if family(name) == "cogito":
         assume(not m["content"].strip().startswith("<think"))
     if family(name) == "llama3_2_vision":
@@ -154,13 +172,15 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
                 calls.append({"type": "function", "function": {
                     "name": draw(st.sampled_from(BUILTIN)), "arguments": draw(builtin_args)}})
                 continue
-            if family(name) in ("minicpm_v4_6_thinking", "qwen3_coder"):
+            if _call_body(name) == "xml":
                 args = {key: v for key, v in args.items() if key}
             elif family(name) in STRING_ONLY or (
-                    family(name) not in SINGLE_CALL + ("glm4_5",) and draw(st.booleans())):
+                    family(name) not in SINGLE_CALL and family(name) not in PER_VALUE
+                    and draw(st.booleans())):
                 args = json.dumps(args, ensure_ascii=draw(st.booleans()))
             call: dict[str, Any] = {"type": "function",
                                     "function": {"name": draw(SAFE_NAME), "arguments": args}}
+            # Solar's template concatenates the id (it fails on a call without one)
             if family(name) == "solar_open" or draw(st.booleans()):
                 call["id"] = draw(CALL_ID)
             calls.append(call)
@@ -172,7 +192,7 @@ def assistant(draw: st.DrawFn, name: str) -> dict[str, Any]:
 def _harmony_analysis(name: str, m: dict[str, Any]) -> None:
     """gpt-oss's template refuses a tool-call turn with both content and reasoning (it renders
     one of them as the analysis message): ``m``'s content goes, in place."""
-    if family(name) == "gpt_oss" and m.get("tool_calls") and m["content"] \
+    if name in ONE_OF_BOTH and m.get("tool_calls") and m["content"] \
             and (m.get("reasoning_content") or m.get("reasoning")):
         m["content"] = ""
 
@@ -234,7 +254,7 @@ def case(draw: st.DrawFn, name: str, reasoning: bool = False,
         m["reasoning_content"] = m["reasoning"] = "r" + draw(text_for(name))
     while len(m.get("tool_calls") or []) < calls:
         args: Any = draw(json_args(name))
-        if family(name) in ("minicpm_v4_6_thinking", "qwen3_coder"):
+        if _call_body(name) == "xml":
             args = {key: v for key, v in args.items() if key}
         elif family(name) in STRING_ONLY:  # the template takes only string arguments
             args = json.dumps(args)
@@ -698,7 +718,7 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
     m = {"role": "assistant", "content": "", "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "search", "arguments": {"query": "x"}}}]}
     prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
-    if family(name) in ("minicpm_v4_6_thinking", "qwen3_coder"):  # XML: break the markup instead
+    if _call_body(name) == "xml":  # XML: break the markup instead
         broken = completion.replace("</parameter>", "</paramete>", 1)
     elif family(name) == "glm4_5":
         broken = completion.replace("</arg_value>", "</arg_valu>", 1)
@@ -709,7 +729,7 @@ def test_invalid_tool_call_json_reported_as_transformers_reports_it(name: str) -
     assert broken != completion
     with pytest.raises(ParseError) as ours:
         parse_response(name, broken, prefix=prompt, strict=True)
-    if family(name) in {"minicpm_v4_6_thinking", "qwen3_coder", "glm4_5"} | STRING_ONLY:
+    if family(name) in PER_VALUE | STRING_ONLY:
         return  # transformers' xml-inline (and text) regions skip what their patterns do not match
     with pytest.raises(ValueError) as theirs:
         _transformers_parse(name, broken, prompt, None)
@@ -820,13 +840,6 @@ def _recovered(name: str, prefix: str, text: str, data: st.DataObject) -> Any:
 
 
 
-
-
-def _call_body(name: str) -> str:
-    """The call body of format ``name``'s grammar description (``grammars.DESCRIPTIONS``), or
-    ``""`` for a grammar module."""
-    description = getattr(grammar(name), "description", None)
-    return description["calls"]["body"] if description else ""
 
 
 #: The formats whose calls are JSON in ``<tool_call>`` tags (a description's ``json`` bodies).
