@@ -122,15 +122,16 @@ def test_the_read_set_is_every_name_the_template_looks_up(name):
 
 
 @pytest.mark.parametrize("name", PORTED)
-@settings(max_examples=budget.per_format(150))
+@settings(max_examples=budget.per_format(100))
 @given(data=st.data(), kind=st.sampled_from(sorted(ODD_VALUES)))
 @example(data=None, kind="too deep")
 def test_an_unread_variable_renders_as_the_template_without_it(name, data, kind):
     """For any conversation and read variables, an unread variable holding a value the core
     would refuse if it were read renders exactly what the reference template renders without
     it (or fails as the port fails without it), at the template layer's every entry."""
-    if data is None:  # the explicit example: the benchmark's case (DeepSeek's unread tools)
-        messages, variables, unread = HI, {"add_generation_prompt": True}, unread_names(name)[0]
+    if data is None:  # the explicit example: the benchmark's case, DeepSeek's unread tools
+        unread = "tools" if "tools" in unread_names(name) else unread_names(name)[0]
+        messages, variables = HI, {"add_generation_prompt": True}
     else:
         messages = data.draw(s.conversations, label="messages")
         variables = data.draw(s.format_variables(name), label="variables")
