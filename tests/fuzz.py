@@ -107,12 +107,28 @@ def _is_foreign(value: Any) -> bool:
     return False
 
 
-def is_foreign(messages: Any, variables: dict[str, Any]) -> bool:
+def read_variables(name: Any, variables: dict[str, Any]) -> dict[str, Any]:
+    """The variables format ``name``'s template reads (its spec's ``variables`` and ``calls``):
+    the render core checks only these (``docs/guarantees.md``, "Only JSON-like data")."""
+    import chatformats
+
+    fmt = chatformats.get_format(name)
+    return {k: v for k, v in variables.items() if k in fmt.variables or k in fmt.calls}
+
+
+def is_foreign(messages: Any, variables: dict[str, Any], name: Any = None) -> bool:
+    """Whether ``messages`` or a variable holds a value that is not JSON-like data (with
+    ``name``, a variable that format's template reads)."""
+    if name is not None:
+        variables = read_variables(name, variables)
     return _is_foreign(messages) or any(_is_foreign(v) for v in variables.values())
 
 
-def input_depth(messages: Any, variables: dict[str, Any]) -> int:
-    """The deepest nesting among ``messages`` and the variables, as the render core measures it."""
+def input_depth(messages: Any, variables: dict[str, Any], name: Any = None) -> int:
+    """The deepest nesting among ``messages`` and the variables (with ``name``, those that
+    format's template reads), as the render core measures it."""
+    if name is not None:
+        variables = read_variables(name, variables)
     return max([nesting_depth(messages)] + [nesting_depth(v) for v in variables.values()])
 
 
@@ -440,7 +456,7 @@ def deep_battery(name: str, with_oracle: bool) -> list[dict[str, Any]]:
                 except BaseException as exc:  # noqa: BLE001 — exactly what must never happen
                     problems.append({**where, "problem": f"escaped {type(exc).__name__}: {exc}"})
                     continue
-                total = input_depth(messages, variables)
+                total = input_depth(messages, variables, name)  # an unread variable is not checked
                 if total > GUARANTEED_DEPTH:
                     if got != "NestingTooDeep":
                         problems.append({**where, "problem": f"{got} for an input {total} deep"})

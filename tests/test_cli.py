@@ -724,8 +724,8 @@ def _replace_port(monkeypatch: pytest.MonkeyPatch, name: str, make: Any) -> None
     fake = make(module.render)
     monkeypatch.setattr(module, "render", fake)
     registry = importlib.import_module("chatformats._registry")
-    port, calls = registry.port(name)  # the port table, which both layers read
-    monkeypatch.setitem(registry._PORTS, name, (fake, calls))
+    found = registry.port(name)  # the port table, which both layers read
+    monkeypatch.setitem(registry._PORTS, name, (fake, *found[1:]))
 
 
 @pytest.mark.parametrize("layer", ["template", "pipeline"])

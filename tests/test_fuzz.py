@@ -72,13 +72,20 @@ def any_input_gives_text_or_chatformaterror(name: str, messages: Any, variables:
     messages, variables = fuzz.expand(messages), fuzz.expand(variables)
     outcome = render_any(name, messages, variables)
     note(f"outcome: {outcome!r}"[:2000])
-    if fuzz.is_foreign(messages, variables) or type(messages) not in (list, tuple):
+    read = fuzz.read_variables(name, variables)
+    if len(read) < len(variables) and (fuzz.is_foreign([], variables) or fuzz.input_depth([], variables) > fuzz.GUARANTEED_DEPTH):
+        # A variable the template never reads is not checked, whatever it holds: the outcome is
+        # the outcome without it.
+        alone = render_any(name, messages, read)
+        assert (outcome == alone if type(outcome) is str
+                else (type(outcome), str(outcome)) == (type(alone), str(alone))), (outcome, alone)
+    if fuzz.is_foreign(messages, variables, name) or type(messages) not in (list, tuple):
         assert isinstance(outcome, InvalidConversation), f"accepted input that is not JSON-like: {outcome!r}"[:500]
-    elif fuzz.input_depth(messages, variables) > fuzz.GUARANTEED_DEPTH:
+    elif fuzz.input_depth(messages, variables, name) > fuzz.GUARANTEED_DEPTH:
         assert isinstance(outcome, NestingTooDeep), (
             f"an input nested beyond the limit ({fuzz.GUARANTEED_DEPTH}) gave {outcome!r}"[:500])
     elif isinstance(outcome, NestingTooDeep):
-        depth = fuzz.input_depth(messages, variables)
+        depth = fuzz.input_depth(messages, variables, name)
         raise AssertionError(
             f"NestingTooDeep for an input nested only {depth} levels deep "
             f"(documented: never at {fuzz.GUARANTEED_DEPTH} or less): {outcome}")

@@ -149,13 +149,15 @@ def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None
     (``namespace``, ``raise_exception``, ``strftime_now``) shadows that global, as there.  ``now``
     is the clock behind ``strftime_now`` (default: ``datetime.now()``, as transformers).
 
-    ``messages`` is a list (or tuple) of JSON-like values; every value must be JSON-like data
-    (``dict``, ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``, ``None``) nested at
-    most ``NESTING_LIMIT`` (400) levels deep, else :class:`InvalidConversation` (or
-    :class:`NestingTooDeep`).  Where the template calls ``raise_exception(msg)`` this raises
-    :class:`TemplateError` with ``msg``; where Jinja would fail otherwise, another
-    :class:`ChatFormatError` (see :mod:`chatformats.errors` for the mapping).  A variable named
-    ``self`` is a ``TypeError``, as in ``Template.render``.  With ``strict=True`` a variable the
+    ``messages`` is a list (or tuple) of JSON-like values; every value in it and in each variable
+    the template reads must be JSON-like data (``dict``, ``list``, ``tuple``, ``str``, ``int``,
+    ``float``, ``bool``, ``None``) nested at most ``NESTING_LIMIT`` (400) levels deep, else
+    :class:`InvalidConversation` (or :class:`NestingTooDeep`); a variable the template never
+    reads is not checked (it cannot change the output).  Where the template calls
+    ``raise_exception(msg)`` this raises :class:`TemplateError` with ``msg``; where Jinja would
+    fail otherwise, another :class:`ChatFormatError` (see :mod:`chatformats.errors` for the
+    mapping).  A variable named ``self`` is a ``TypeError``, as in ``Template.render``.  With
+    ``strict=True`` a variable the
     template never reads is an :class:`UnknownVariableError` (a typo such as ``enable_thinkng``
     would render silently), and input the template drops or prints as Python syntax a
     :class:`SilentInput` (``docs/audit.md``, "Dropped and repr input").
@@ -163,8 +165,8 @@ def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None
     if strict:
         text: str = _render_spans(name, messages, now, strict, variables).text
         return text
-    port, calls = _entry(name, variables, strict)
-    return _core.render(name, port, calls, messages, now, variables)
+    port, calls, names = _entry(name, variables, strict)
+    return _core.render(name, port, calls, names, messages, now, variables)
 
 
 def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,

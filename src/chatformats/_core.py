@@ -5,9 +5,12 @@ table, ``chatformats._registry.port``, gives it):
 
 1. **The call itself**: a variable named ``self`` fails as ``Template.render`` fails.
 2. **The input check** (:func:`check_json_like`): ``messages`` is a list or tuple, and it and
-   every variable are JSON-like data nested at most :data:`NESTING_LIMIT` containers deep, else
-   :class:`InvalidConversation` / :class:`NestingTooDeep`, before anything renders; then a batch
-   (``messages[0]`` a list or tuple) is refused (:func:`batch_given`).
+   every variable the template reads are JSON-like data nested at most :data:`NESTING_LIMIT`
+   containers deep, else :class:`InvalidConversation` / :class:`NestingTooDeep`, before anything
+   renders; then a batch (``messages[0]`` a list or tuple) is refused (:func:`batch_given`).  A
+   variable the template never reads (not among the names the registry gives,
+   ``chatformats._registry.reads``) is not walked: the template cannot look it up, so it
+   cannot change the output, whatever it holds.
 3. **The clock** (:func:`clock`): ``now``, the time behind ``strftime_now``.
 4. **The shadowed globals** and **the safety net** (:func:`call_port`): a caller variable named
    like a global the template calls shadows that global, as in jinja2; every exception a port
@@ -56,13 +59,15 @@ _LEAVES = frozenset((str, int, float, bool, type(None)))
 _CONTAINERS = frozenset((dict, list, tuple))
 
 
-def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, now: Any,
-           variables: Mapping[str, Any], spans: Any = None) -> str:
-    """The template layer with format ``name``'s ``port`` (whose template calls ``calls``):
+def render(name: Any, port: PortFunction, calls: frozenset[str], reads: frozenset[str],
+           messages: Any, now: Any, variables: Mapping[str, Any], spans: Any = None) -> str:
+    """The template layer with format ``name``'s ``port`` (whose template calls ``calls`` and
+    looks up ``reads`` among the caller's variables, both from the registry's port table):
     the call checked as ``Template.render(messages=..., **variables)`` checks it; the input
-    checked (``messages`` a list or tuple; it and every variable JSON-like data within
-    :data:`NESTING_LIMIT`, see :func:`check_json_like`); the clock read (:func:`clock`, inlined:
-    this runs on every render); the port called behind the safety net."""
+    checked (``messages`` a list or tuple; it and every variable in ``reads`` JSON-like data
+    within :data:`NESTING_LIMIT`, see :func:`check_json_like`; a variable the template never
+    reads is not walked); the clock read (:func:`clock`, inlined: this runs on every render);
+    the port called behind the safety net."""
     if "self" in variables:
         raise TypeError("Template.render() got multiple values for argument 'self'")
     if type(messages) is not list and type(messages) is not tuple:
@@ -71,7 +76,8 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], messages: Any, 
         )
     check_json_like(messages, "messages")
     for key, value in variables.items():
-        if type(value) not in _LEAVES:  # a flag or a token needs no walk
+        # a flag or a token needs no walk; a variable the template never reads is not checked
+        if type(value) not in _LEAVES and key in reads:
             check_json_like(value, key)
     if messages and (type(messages[0]) is list or type(messages[0]) is tuple):
         raise batch_given(messages)

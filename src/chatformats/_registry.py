@@ -7,7 +7,9 @@ by sha256.
 
 The one entry path every caller of a port takes (``chatformats.render``, ``render_spans``, the
 pipeline layer, the audit and :meth:`ChatFormat.render`) is :func:`entry`: the port looked up,
-then the ``strict`` check, in that order.
+then the ``strict`` check, in that order.  The port table gives, with each port, the globals its
+template calls and the names it reads (:func:`reads`), computed once per format: the input check
+walks only the variables the template reads (:func:`chatformats._core.render`).
 """
 
 from __future__ import annotations
@@ -111,8 +113,8 @@ class ChatFormat(Spec):
         if strict:
             text: str = render_spans(self, messages, now, strict, variables).text
             return text
-        port_function, calls = entry(self, variables, strict)
-        return _core.render(self.name, port_function, calls, messages, now, variables)
+        port_function, calls, names = entry(self, variables, strict)
+        return _core.render(self.name, port_function, calls, names, messages, now, variables)
 
     def bind(self, special_tokens: Mapping[str, Any]) -> ChatFormat:
         """This format with another tokenizer's special tokens (what ``from_pretrained``
@@ -183,34 +185,43 @@ def formats() -> list[str]:
 
 
 #: The port table both layers read: format (a name, an id, a bound format) -> (port function,
-#: the globals its template calls), filled on first use.
-_PORTS: dict[Any, tuple[PortFunction, frozenset[str]]] = {}
+#: the globals its template calls, the names it reads: :func:`reads`), filled on first use.
+_PORTS: dict[Any, tuple[PortFunction, frozenset[str], frozenset[str]]] = {}
 
 
-def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str]]:
-    """Format ``name``'s port function and the environment globals its template calls (see
-    :attr:`ChatFormat.calls`), from the port table (one entry per format, under its name, also
-    reached by the aliases and model ids it was asked by); raises :class:`UnknownFormatError`."""
+def reads(fmt: Spec) -> frozenset[str]:
+    """The names format ``fmt``'s template can look up in its caller's variables: the variables
+    it reads (:attr:`ChatFormat.variables`) and the globals it calls (:attr:`ChatFormat.calls`,
+    which a caller's variable of the same name shadows).  A variable named otherwise is never
+    looked up, so it cannot change the output: the input check does not walk it."""
+    return frozenset(fmt.variables) | fmt.calls
+
+
+def port(name: str | ChatFormat) -> tuple[PortFunction, frozenset[str], frozenset[str]]:
+    """Format ``name``'s port function, the environment globals its template calls (see
+    :attr:`ChatFormat.calls`) and the names it reads (:func:`reads`), from the port table (one
+    entry per format, under its name, also reached by the aliases and model ids it was asked
+    by); raises :class:`UnknownFormatError`."""
     try:
         return _PORTS[name]
     except (KeyError, TypeError):  # first use of this name, a format object, or not a format
         pass
     fmt = get_format(name)
     if fmt.port_function is not None:  # ``with_port``'s copy: its own function, cached under
-        own = _PORTS[fmt] = (fmt.port_function, fmt.calls)  # itself (equal only to itself)
+        own = _PORTS[fmt] = (fmt.port_function, fmt.calls, reads(fmt))  # itself (equal only to itself)
         return own
     found = _PORTS.get(fmt.name)
     if found is None:
-        found = _PORTS[fmt.name] = (fmt.port, fmt.calls)
+        found = _PORTS[fmt.name] = (fmt.port, fmt.calls, reads(fmt))
     if type(name) is str:  # an alias or a model id: cached too (format objects are not keys)
         _PORTS[name] = found
     return found
 
 
 def entry(name: Any, variables: Mapping[str, Any], strict: Any,
-          pipeline: bool = False) -> tuple[PortFunction, frozenset[str]]:
-    """The one way into a port, for every API that renders: format ``name``'s port and the
-    globals its template calls (:func:`port`), then, with ``strict``, every name in
+          pipeline: bool = False) -> tuple[PortFunction, frozenset[str], frozenset[str]]:
+    """The one way into a port, for every API that renders: format ``name``'s port, the
+    globals its template calls and the names it reads (:func:`port`), then, with ``strict``, every name in
     ``variables`` checked against the template's own (:func:`chatformats._core.check_variables`;
     at the ``pipeline`` layer the format's special tokens are known names too, since
     transformers passes them)."""
@@ -237,11 +248,11 @@ def render_spans(name: Any, messages: Any, now: Any, strict: Any,
     global _spans
     if _spans is None:  # loaded on first use, then a global (an import statement per call
         from . import _spans  # costs a tenth of a short chat's render)
-    port_function, calls = entry(name, variables, strict)
+    port_function, calls, names = entry(name, variables, strict)
     recorder = _spans.Recorder()
     if strict or silent is not None:
         now = _core.clock(now)  # one clock for the render and the confirming renders
-    text = _core.render(name, port_function, calls, messages, now, variables, recorder)
+    text = _core.render(name, port_function, calls, names, messages, now, variables, recorder)
     rendering = _spans.build(text, recorder)
     if strict or silent is not None:
         found = silent_findings(name, port_function, calls, messages, now, variables, rendering)

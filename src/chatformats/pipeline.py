@@ -594,7 +594,7 @@ def _apply(name: Any, messages: Any, tools: Any, documents: Any, add_generation_
         sanitize_control_tokens = kwargs.pop("sanitize_control_tokens", False)
         for param in _TOKENIZER_ONLY_PARAMS.intersection(kwargs):
             del kwargs[param]
-    port, calls = entry(name, kwargs, strict, pipeline=True)
+    port, calls, _ = entry(name, kwargs, strict, pipeline=True)
 
     try:
         if isinstance(messages, (list, tuple)) and len(messages) == 0:

@@ -268,7 +268,7 @@ def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: st
         return None
     try:
         fmt = get_format(name)
-        port, calls = registry_port(name)
+        port, calls, _ = registry_port(name)
         template = _plain({**fmt.special_tokens, **kwargs}, _room(0))
         tools = variables.get("tools")
         template["tools"] = _plain(None if tools is None else _tool_schemas(tools), _room(1))
