@@ -260,10 +260,10 @@ def _message(message: Any) -> dict[Any, Any] | PipelineTypeError:
                 if type(key) is not str:
                     break
             else:
-                out = message.copy()
-                if "reasoning_content" in out or "thinking" in out or "reasoning" in out:
-                    return _alias_reasoning(out)
-                return out
+                copied: dict[Any, Any] = message.copy()
+                if "reasoning_content" in copied or "thinking" in copied or "reasoning" in copied:
+                    return _alias_reasoning(copied)
+                return copied
     steps = 0
     while True:
         if type(message) is dict or isinstance(message, Mapping):
