@@ -5,7 +5,9 @@ reaching the port (``benchmarks/results/overhead.md`` has what each saves)."""
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Dict, List
@@ -106,6 +108,9 @@ def test_a_port_that_reads_the_unread_clock_is_an_internal_error() -> None:
         chatformats.apply_chat_template(fmt, messages)
     assert chatformats.render(fmt, messages, now=NOW) == "2026"
     assert repr(_core.UNREAD_CLOCK) == "UNREAD_CLOCK"
+    # Copying or pickling it (a recorder, a worker) gives the constant back, not an error.
+    assert copy.deepcopy(_core.UNREAD_CLOCK) is _core.UNREAD_CLOCK
+    assert pickle.loads(pickle.dumps(_core.UNREAD_CLOCK)) is _core.UNREAD_CLOCK
 
 
 class Str(str):

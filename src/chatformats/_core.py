@@ -172,12 +172,17 @@ class _UnreadClock:
     __slots__ = ()
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # a protocol probe (copy's __deepcopy__, ...), not a read
+            raise AttributeError(name)
         from .errors import InternalError
 
         raise InternalError("the port read the clock, but its template never calls "
                             "strftime_now (the format's calls): the port or the spec is wrong")
 
     def __repr__(self) -> str:
+        return "UNREAD_CLOCK"
+
+    def __reduce__(self) -> str:  # copied and pickled as the one module constant
         return "UNREAD_CLOCK"
 
 
