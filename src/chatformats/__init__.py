@@ -134,8 +134,12 @@ __all__ = [
 #: The deepest nesting of containers either layer accepts (see ``docs/guarantees.md``).
 NESTING_LIMIT = _core.NESTING_LIMIT
 
-_entry = _registry.entry
+_core_render = _core.render
 _render_spans = _registry.render_spans
+_port = _registry.port
+#: The registry's port table (``_registry.entry`` without ``strict``): read here directly, since
+#: a hit is all a render by a name already used needs.
+_PORTS = _registry._PORTS
 
 
 def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,
@@ -165,8 +169,11 @@ def render(name: str | ChatFormat, messages: Any, *, now: datetime | None = None
     if strict:
         text: str = _render_spans(name, messages, now, strict, variables).text
         return text
-    port, calls, names = _entry(name, variables, strict)
-    return _core.render(name, port, calls, names, messages, now, variables)
+    try:  # _registry.entry(name, variables, strict=False)
+        port, calls, names = _PORTS[name]
+    except (KeyError, TypeError):  # first use of this name, a format object, or not a format
+        port, calls, names = _port(name)
+    return _core_render(name, port, calls, names, messages, now, variables)
 
 
 def render_spans(name: str | ChatFormat, messages: Any, *, now: datetime | None = None,

@@ -11,7 +11,9 @@ table, ``chatformats._registry.port``, gives it):
    variable the template never reads (not among the names the registry gives,
    ``chatformats._registry.reads``) is not walked: the template cannot look it up, so it
    cannot change the output, whatever it holds.
-3. **The clock** (:func:`clock`): ``now``, the time behind ``strftime_now``.
+3. **The clock** (:func:`clock`): ``now``, the time behind ``strftime_now``, read
+   (``datetime.now()``) only for a template that calls ``strftime_now``; any other is given
+   :data:`UNREAD_CLOCK`, since nothing it renders can depend on the time.
 4. **The shadowed globals** and **the safety net** (:func:`call_port`): a caller variable named
    like a global the template calls shadows that global, as in jinja2; every exception a port
    did not mean to raise becomes a ``ChatFormatError``.
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
     PortFunction = Callable[[Sequence[Any], Mapping[str, Any], datetime], str]
 
 __all__ = ["NESTING_LIMIT", "render", "batch_given", "is_batch", "in_batch", "check_json_like",
-           "check_variables", "clock", "parse_now", "call_port", "not_callable"]
+           "check_variables", "clock", "UNREAD_CLOCK", "parse_now", "call_port", "not_callable"]
 
 #: The deepest nesting either layer accepts: a value (``messages``, or one variable) whose
 #: containers (dict, list, tuple) nest deeper than this is refused with :class:`NestingTooDeep`
@@ -66,15 +68,19 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], reads: frozense
     the call checked as ``Template.render(messages=..., **variables)`` checks it; the input
     checked (``messages`` a list or tuple; it and every variable in ``reads`` JSON-like data
     within :data:`NESTING_LIMIT`, see :func:`check_json_like`; a variable the template never
-    reads is not walked); the clock read (:func:`clock`, inlined: this runs on every render);
-    the port called behind the safety net."""
+    reads is not walked); the clock read where the template calls ``strftime_now``
+    (:func:`clock`, inlined: this runs on every render); the port called behind the safety net."""
     if "self" in variables:
         raise TypeError("Template.render() got multiple values for argument 'self'")
     if type(messages) is not list and type(messages) is not tuple:
         raise InvalidConversation(
             f"messages must be a list of messages, not {type(messages).__name__}"
         )
-    check_json_like(messages, "messages")
+    try:  # check_json_like(messages, "messages"), inlined (a list is never a leaf)
+        if not _is_json_like(messages):
+            _explain(messages, "messages")
+    except RuntimeError as exc:
+        _mutated(exc, "messages")
     for key, value in variables.items():
         # a flag or a token needs no walk; a variable the template never reads is not checked
         if type(value) not in _LEAVES and key in reads:
@@ -82,7 +88,7 @@ def render(name: Any, port: PortFunction, calls: frozenset[str], reads: frozense
     if messages and (type(messages[0]) is list or type(messages[0]) is tuple):
         raise batch_given(messages)
     if now is None:
-        now = datetime.now()
+        now = datetime.now() if "strftime_now" in calls else UNREAD_CLOCK
     elif not isinstance(now, datetime):
         now = parse_now(now)
     return call_port(name, port, calls, messages, variables, now, spans)
@@ -140,14 +146,49 @@ def check_variables(fmt: Any, variables: Any, known: Any = ()) -> None:
 # ------------------------------------------------------------------ the clock
 
 
-def clock(now: Any) -> datetime:
+def clock(now: Any, calls: frozenset[str] | None = None) -> datetime:
     """``now``, the time ``strftime_now`` formats: ``datetime.now()`` when not given (as
-    transformers), else a ``datetime`` or what the CLI's ``--now`` takes (:func:`parse_now`)."""
+    transformers), else a ``datetime`` or what the CLI's ``--now`` takes (:func:`parse_now`).
+    Given the globals a template calls (``calls``) that do not include ``strftime_now``, a
+    missing ``now`` is :data:`UNREAD_CLOCK` instead: the time is not read for a template that
+    cannot print it (a given ``now`` is still checked, so a bad one fails for every format)."""
     if now is None:
+        if calls is not None and "strftime_now" not in calls:
+            return UNREAD_CLOCK  # type: ignore[no-any-return]
         return datetime.now()
     if not isinstance(now, datetime):
         return parse_now(now)
     return now
+
+
+class _UnreadClock:
+    """The clock of a render whose template never calls ``strftime_now`` and whose caller gave
+    no ``now``: reading ``datetime.now()`` there costs about 0.2 us a render (3% of a short
+    chat's, ``benchmarks/results/overhead.md``) for a value no output can depend on.  The
+    format's ``calls`` are read off its reference template (``tests/test_core.py``), so a
+    port that reads this clock is a bug, and reading it raises
+    :class:`~chatformats.InternalError`."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # a protocol probe (copy's __deepcopy__, ...), not a read
+            raise AttributeError(name)
+        from .errors import InternalError
+
+        raise InternalError("the port read the clock, but its template never calls "
+                            "strftime_now (the format's calls): the port or the spec is wrong")
+
+    def __repr__(self) -> str:
+        return "UNREAD_CLOCK"
+
+    def __reduce__(self) -> str:  # copied and pickled as the one module constant
+        return "UNREAD_CLOCK"
+
+
+#: ``now`` for a template that never calls ``strftime_now`` when the caller gave none
+#: (:func:`clock`, :func:`render`); the port is passed it and never reads it.
+UNREAD_CLOCK: Any = _UnreadClock()
 
 
 def parse_now(value: Any) -> datetime:
@@ -204,11 +245,18 @@ def check_json_like(value: Any, path: str) -> None:
             return
         _explain(value, path)
     except RuntimeError as exc:  # only exact dicts, lists and tuples are iterated here
-        from ._safety import concurrent, is_mutation
+        _mutated(exc, path)
 
-        if is_mutation(exc):
-            raise concurrent(path) from None
-        raise
+
+def _mutated(exc: RuntimeError, path: str) -> None:
+    """Raise ``exc``, a ``RuntimeError`` the input check of ``path`` met, as
+    :class:`~chatformats.ConcurrentModification` when the value changed size under the walk,
+    else as it is."""
+    from ._safety import concurrent, is_mutation
+
+    if is_mutation(exc):
+        raise concurrent(path) from None
+    raise exc
 
 
 def _explain(value: Any, path: str) -> None:

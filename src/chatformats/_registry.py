@@ -7,9 +7,10 @@ by sha256.
 
 The one entry path every caller of a port takes (``chatformats.render``, ``render_spans``, the
 pipeline layer, the audit and :meth:`ChatFormat.render`) is :func:`entry`: the port looked up,
-then the ``strict`` check, in that order.  The port table gives, with each port, the globals its
-template calls and the names it reads (:func:`reads`), computed once per format: the input check
-walks only the variables the template reads (:func:`chatformats._core.render`).
+then the ``strict`` check, in that order (``chatformats.render`` without ``strict`` reads the
+port table itself, which is all :func:`entry` does then).  The port table gives, with each port,
+the globals its template calls and the names it reads (:func:`reads`), computed once per format:
+the input check walks only the variables the template reads (:func:`chatformats._core.render`).
 """
 
 from __future__ import annotations
