@@ -423,6 +423,10 @@ def test_nothing_lost(name: str, data: st.DataObject) -> None:
          cuts=[])
 # a name was read up to the ">" of the "</function>" the spans called the call's closer;
 @example(name="qwen3-coder", prefix="", completion="\n<function=<</function>", cuts=[])
+# the whitespace before a duplicate opener was the region's text while the opener's marker sat
+# inside the region's span (spans out of order);
+@example(name="qwen3-instruct-2507-2025-07", prefix="<|im_start|>assistant\n", cuts=[3],
+         completion="<think>\n\n<think>\n\n<|im_end|>\n")
 # stray text before a call's closer and after it were joined into one content text that is
 # nowhere in the completion ("<" and "/function>" read as "</function>");
 @example(name="qwen3-coder-2025-07", prefix="<|im_start|>assistant\n", cuts=[],

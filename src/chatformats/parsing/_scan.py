@@ -344,7 +344,15 @@ class Scanner:
                     if target == st.name:  # a duplicate opener: drop it, stay
                         self.note("duplicate-opener", where,
                                   f"{lit!r} inside the block it opens, dropped")
-                        self._text(buf[pos:at], pos)
+                        if self.pieces:  # the region holds text already: the space is its own
+                            self._text(buf[pos:at], pos)
+                        else:
+                            # The region begins after the dropped opener, the whitespace before
+                            # it is space between the two: the spans stay in order, each
+                            # character in one of them.
+                            if skip:
+                                self.spans.append((where - skip, where, "space", buf[pos:at]))
+                            self.at = where + len(lit)
                         self.spans.append((where, where + len(lit), "marker", lit))
                         pos = at + len(lit)
                         self.fresh = False
