@@ -183,15 +183,18 @@ class Region:
             self.scalar(target)
 
     def call(self, call: Any) -> None:
-        if "id" in call:  # first: an id may hold the name (Kimi's functions.NAME:K)
-            self.scalar(call["id"])
         fn = call["function"]
+        args = fn["arguments"]
+        # A string of arguments as written, or as the JSON string written, first: a short id
+        # or name may spell a piece of it ("null" in '{"a": null}').
+        whole = isinstance(args, str) and self.scalar(args)
+        if "id" in call:  # before the name: an id may hold the name (Kimi's functions.NAME:K)
+            self.scalar(call["id"])
         if not (self.names_in_ids and "id" in call and isinstance(call["id"], str)
                 and fn["name"] in call["id"]):
             self.scalar(fn["name"])
-        args = fn["arguments"]
         if isinstance(args, str):
-            if not self.scalar(args):  # as written, or as the JSON string written
+            if not whole:
                 self.mapping(json.loads(args)) if _json(args) else self.split_text(args)
         else:
             self.mapping(args)
@@ -466,6 +469,10 @@ def test_nothing_lost(name: str, data: st.DataObject) -> None:
 @example(name="cogito", prefix="<|start_header_id|>assistant<|end_header_id|>\n\n", cuts=[],
          completion='[{"name": "search", "arguments": {}}, {"name": "search", "arguments": {}}, '
                     '{"name": "b", "arguments": {}, "id": "b"}]<|eot_id|>')
+# an id ("null") was located inside the call's string of arguments, written after it;
+@example(name="cogito", prefix="<|start_header_id|>assistant<|end_header_id|>\n\n", cuts=[],
+         completion='[{"name": "search", "arguments": "{\\"search\\": null}", "id": "null"}]'
+                    '<|eot_id|>')
 # a string argument written as a JSON string in the first call and
 # as its text in the second is read where it is written first
 @example(name="kimi-k2", prefix="<|im_assistant|>assistant<|im_middle|>", cuts=[],
