@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import chatformats
 from chatformats import ParseError, ResponseParser, parse_response
 from chatformats.parsing import _check_grammars, _deepseek, canonical, family, grammar, reserved
-from chatformats.parsing._canonical import facts_of
+from chatformats.parsing._canonical import facts_of as _facts_of
 
 from . import budget
 from . import strategies as s
@@ -56,9 +56,13 @@ FORMATS = [name for name in chatformats.formats() if chatformats.get_format(name
 #: whose templates write tool calls only for a turn whose content is None (the canonical fact
 #: ``calls`` ``"if-content-none"``: so only at the template layer, the pipeline drops None values;
 #: they close the section only after a second call).
+def facts_of(name: str) -> dict[str, Any]:
+    """Format ``name``'s canonical facts (``parsing/_canonical.py``)."""
+    return _facts_of(chatformats.get_format(name), grammar(name))
+
+
 DEEPSEEK = {family(n) for n in FORMATS if getattr(grammar(n), "build", None) is _deepseek.build}
-NONE_CONTENT_CALLS = {family(n) for n in FORMATS
-                      if facts_of(chatformats.get_format(n), grammar(n))["calls"] == "if-content-none"}
+NONE_CONTENT_CALLS = {family(n) for n in FORMATS if facts_of(n)["calls"] == "if-content-none"}
 
 # Every control string a format's parser or template gives a meaning to, by grammar (the
 # markers of its exact table and its RESERVED strings, ``parsing.reserved``): texts of the
@@ -127,16 +131,14 @@ def _call_body(name: str) -> str:
 
 #: The grammars whose templates write each argument's value on its own (XML, GLM: the canonical
 #: fact ``arguments`` is not ``"whole"``), so a call's arguments are a mapping.
-PER_VALUE = {family(n) for n in FORMATS
-             if facts_of(chatformats.get_format(n), grammar(n))["arguments"] != "whole"}
+PER_VALUE = {family(n) for n in FORMATS if facts_of(n)["arguments"] != "whole"}
 #: Where each format's template reads an assistant turn's reasoning from: its spec's field when
 #: the pipeline does not fill it (Solar's ``reasoning``), else ``reasoning_content``.
 REASONING_FIELD = {n: f if (f := chatformats.get_format(n).reasoning_field) not in
                    ("reasoning_content", "thinking") else "reasoning_content" for n in FORMATS}
 #: The formats whose template writes a tool-call turn's reasoning, else its content, as one
 #: message (gpt-oss's analysis: the canonical fact ``with_calls`` ``"to-reasoning"``).
-ONE_OF_BOTH = {n for n in FORMATS
-               if facts_of(chatformats.get_format(n), grammar(n))["with_calls"] == "to-reasoning"}
+ONE_OF_BOTH = {n for n in FORMATS if facts_of(n)["with_calls"] == "to-reasoning"}
 
 
 #: Llama 3.1's built-in tools (its spec's ``tests.parse_variables`` passes them as

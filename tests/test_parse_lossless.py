@@ -39,8 +39,7 @@ from hypothesis import strategies as st
 
 import chatformats
 from chatformats import ParseError, ResponseParser
-from chatformats.parsing import family, grammar, syntax
-from chatformats.parsing._canonical import facts_of
+from chatformats.parsing import family, syntax
 from chatformats.parsing._scan import Outcome
 
 from . import budget
@@ -279,7 +278,7 @@ def check(name: str, completion: str, parser: ResponseParser, message: Any) -> N
     """The law (module docstring) for one parse of ``completion``."""
     declared = syntax(name)
     tokens = declared + quoted(message.diagnostics)
-    names_in_ids = facts_of(chatformats.get_format(name), grammar(name))["ids"] == "positional"
+    names_in_ids = tp.facts_of(name)["ids"] == "positional"
     spans = [s for s in parser.spans if s[1] > 0 or s[0] >= 0 and s[1] > s[0]]
     # 1. a tiling of the completion
     reached = 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
+from .._jinja import tojson
 from ..errors import ChatFormatError
 
 #: Each fact, its values (the first is the default) and what each value means.
@@ -70,12 +71,6 @@ FACTS: "dict[str, dict[Any, str]]" = {
 
 DEFAULTS = {fact: next(iter(values)) for fact, values in FACTS.items()}
 
-#: The message fields where the pipeline layer finds reasoning, in its order
-#: (``pipeline._REASONING_FIELDS``), and those it fills from the first that is set.
-_REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
-_ALIASED_FIELDS = ("reasoning_content", "thinking")
-
-
 def check_facts(facts: Mapping[str, Any], where: str) -> None:
     """``facts`` are canonical facts (known names, known values): else ``ChatFormatError``."""
     for fact, value in facts.items():
@@ -104,16 +99,12 @@ def _is_query(message: Any) -> bool:
             and not (content.startswith("<tool_response>") and content.endswith("</tool_response>")))
 
 
-def _tojson(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _argument_value(rule: str, value: Any) -> str:
     if isinstance(value, str):
         return value
     if rule == "json-nonstring" or (isinstance(value, dict) and rule != "string") \
             or (isinstance(value, (list, tuple)) and rule == "json-container"):
-        return _tojson(value)
+        return tojson(value)
     return str(value)
 
 
@@ -145,6 +136,9 @@ def canonical(fmt: Any, g: Any, message: Mapping[str, Any], conversation: Sequen
         raise ChatFormatError(f"message must be a mapping, not {type(message).__name__}")
     content = message.get("content", "")
     content = "" if content is None else _text(content, "message.content")
+    # the pipeline's alias order: the fields it fills from the first of its fields that is set
+    from ..pipeline import _ALIASED_FIELDS, _REASONING_FIELDS
+
     field = fmt.reasoning_field
     fields = _REASONING_FIELDS if field in _ALIASED_FIELDS else (field,)
     reasoning = next((message[f] for f in fields if message.get(f) is not None), "")
