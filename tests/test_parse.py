@@ -1003,7 +1003,8 @@ _END_OF_TURN = re.compile(r"<\|eo[tm]_id\|>")
 @given(data=st.data(), before=st.sampled_from(["", "Here is the result: ", "Sure.\n\n"]),
        after=st.sampled_from(["", " Would you like anything else?", "\nDone."]),
        opener=st.sampled_from(["", "<|python_tag|>"]), n=st.integers(1, 3),
-       sep=st.sampled_from(["; ", ";", " ; ", "\n", " "]), compact=st.booleans())
+       sep=st.sampled_from(["; ", ";", " ; ", "\n", " ", " Also: ", "\nThen, "]),
+       compact=st.booleans())
 def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, after: str,
                                 opener: str, n: int, sep: str, compact: bool) -> None:
     """Modelled on vLLM tests/entrypoints/openai/tool_parsers/test_llama3_json_tool_parser.py
@@ -1011,7 +1012,8 @@ def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, aft
     test_extract_tool_calls_multiple_json_with_whitespace,
     test_extract_tool_calls_multiple_json_with_surrounding_text) and llama.cpp
     tests/test-chat.cpp's Llama 3.1 <|python_tag|> cases: the calls are calls, the text around
-    them is content (where vLLM drops it), in any mix."""
+    and between them is content (where vLLM, which decodes a call at any ``{``, drops it), in
+    any mix."""
     prefix, completion, expected = _llama_call_case(data, name)
     m = _END_OF_TURN.search(completion)
     assert m is not None
@@ -1022,8 +1024,36 @@ def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, aft
     mutated = before + opener + sep.join([call_json] * n) + after + tail
     one = _recovered(name, prefix, mutated, data)
     assert one["tool_calls"] == expected["tool_calls"] * n
-    assert one["content"] == before + after
+    between = sep if sep.strip(" ;\n") else ""  # text between calls, not a separator
+    assert one["content"] == before + between * (n - 1) + after
     assert one.diagnostics
+
+
+@pytest.mark.parametrize("name", LLAMA)
+def test_llama_calls_with_text_between(name: str) -> None:
+    """vLLM's Llama3JsonToolParser decodes a call at every ``{`` of the output, so a call after
+    text that follows another call is a call (it was content here); the text between is
+    content; a call that does not decode ends the calls (the rest is content); each
+    diagnostic's offset is in the completion, ``<|python_tag|>`` counted."""
+    prefix = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    a = '{"name": "searchTool", "parameters": {"query": "test1"}}'
+    b = '{"name":"getOpenIncidentsTool","parameters":{}}'
+    calls = [{"type": "function", "function": {"name": "searchTool", "arguments": {"query": "test1"}}},
+             {"type": "function", "function": {"name": "getOpenIncidentsTool", "arguments": {}}}]
+    for tag in ("", "<|python_tag|>"):
+        completion = tag + a + " and then " + b + " Done?<|eot_id|>"
+        one = parse_response(name, completion, prefix=prefix)
+        assert one == {"role": "assistant", "content": " and then  Done?", "tool_calls": calls}
+        assert stream(name, prefix, list(completion))[0] == one
+        kinds = [(d["kind"], d["offset"]) for d in one.diagnostics]
+        at = completion.index(b)
+        assert ("stray-text", completion.index(" and then ")) in kinds
+        assert ("separated-calls", at) in kinds and ("recovered-call", len(tag)) in kinds
+        broken = completion.replace(b, b[:-1])  # the second call's JSON cut: content
+        one = parse_response(name, broken, prefix=prefix)
+        assert one["tool_calls"] == calls[:1]
+        assert one["content"] == " and then " + b[:-1] + " Done?"
+        assert "bad-json" in [d["kind"] for d in one.diagnostics]
 
 
 _PYTHON_CODE = st.one_of(
