@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -386,6 +387,19 @@ def test_exports() -> None:
     assert issubclass(ParseError, chatformats.ChatFormatError)
     for name in FORMATS:
         assert isinstance(chatformats.get_format(name).response_template, dict)
+
+
+def test_docs_name_the_rules_followed_for_every_format() -> None:
+    """docs/parsing.md's index of the recovering reading names every registered format, once,
+    each with a server's file at a commit (or says none is recorded)."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "parsing.md").read_text(encoding="utf-8")
+    index = doc.split("<!-- recovery-index -->")[1].split("<!-- /recovery-index -->")[0]
+    named: list[str] = []
+    for row in index.strip().splitlines()[2:]:
+        formats, followed = row.strip("|").split(" | ", 1)
+        named += re.findall(r"`([^`]+)`", formats)
+        assert re.search(r"@ `[0-9a-f]{7}`|no commit recorded|PR #\d+", followed), row
+    assert sorted(named) == sorted(chatformats.formats())
 
 
 # ------------------------------------------------------------------ round trip
@@ -855,17 +869,41 @@ THINK_FORMATS = [n for n in TAGGED_JSON if grammar(n).description["think"]]
 XML_CALLS = [n for n in FORMATS if _call_body(n) == "xml"]
 
 
-@pytest.mark.parametrize("name", THINK_FORMATS)
+@pytest.mark.parametrize("name", THINK_FORMATS + ["glm-4.5"])
 @settings(max_examples=examples(40))
 @given(data=st.data(), space=st.sampled_from(["\n", "\n\n", " ", "\t\n"]))
 def test_drift_space_before_think(name: str, data: st.DataObject, space: str) -> None:
-    """vLLM tests/reasoning (qwen3 reasoning parser cases with text around <think>), llama.cpp
-    test-chat.cpp's leading-newline reasoning cases: whitespace before <think> is dropped."""
+    """vLLM tests/reasoning (qwen3 and glm4_moe reasoning parser cases with text around
+    <think>), llama.cpp test-chat.cpp's leading-newline reasoning cases: whitespace before
+    <think> (GLM-4.5's template writes one newline there) is dropped."""
     prefix, completion, expected = _drift_case(data, name)
-    assume(completion.startswith("<think>"))
+    assume(completion.lstrip("\n").startswith("<think>"))
     one = _recovered(name, prefix, space + completion, data)
     assert one == expected
     assert [d["kind"] for d in one.diagnostics] == ["space-before-opener"]
+
+
+@pytest.mark.parametrize("name", ["cogito", "minicpm-v-4.6-thinking"])
+@pytest.mark.parametrize("space", ["\n", " \n ", "\n\n"])
+def test_drift_space_before_think_no_prefill(name: str, space: str) -> None:
+    """Cogito's turns (the template never writes reasoning back) and MiniCPM's without the
+    prefill (a prompt that does not open the block): whitespace before <think> is dropped, the
+    block is reasoning, as vLLM's Qwen3 reasoning parser (``partition("<think>")``) reads it."""
+    end = {"cogito": "<|eot_id|>", "minicpm-v-4.6-thinking": "<|im_end|>"}[name]
+    completion = space + "<think>\nI reason.\n</think>\n\nAnswer." + end
+    one = _recovered(name, "", completion, _NO_CUTS)
+    assert one == {"role": "assistant", "content": "Answer.", "reasoning_content": "I reason."}
+    assert [d["kind"] for d in one.diagnostics] == ["space-before-opener"]
+
+
+class _NoCuts:
+    """A stand-in for Hypothesis' ``data`` that draws no chunk cuts (a fixed case)."""
+
+    def draw(self, strategy: Any) -> Any:
+        return []
+
+
+_NO_CUTS: Any = _NoCuts()
 
 
 @pytest.mark.parametrize("name", ["minicpm-v-4.6-thinking", "cogito", "qwen3-thinking-2507"])
@@ -899,7 +937,7 @@ def test_drift_think_opened_twice(name: str, data: st.DataObject, opener: str) -
     assert "duplicate-opener" in [d["kind"] for d in one.diagnostics]
 
 
-@pytest.mark.parametrize("name", THINK_FORMATS + ["minicpm-v-4.6-thinking"])
+@pytest.mark.parametrize("name", THINK_FORMATS + ["minicpm-v-4.6-thinking", "glm-4.5"])
 @settings(max_examples=examples(40))
 @given(data=st.data())
 def test_drift_tool_call_inside_unclosed_reasoning(name: str, data: st.DataObject) -> None:
