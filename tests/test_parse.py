@@ -1027,6 +1027,38 @@ def test_drift_one_malformed_call(name: str, data: st.DataObject) -> None:
     assert "bad-json" in [d["kind"] for d in one.diagnostics]
 
 
+@pytest.mark.parametrize("name", TAGGED_JSON + XML_CALLS + ["glm-4.5"])
+@settings(max_examples=examples(40))
+@given(data=st.data(), text=st.sampled_from([" Anything else?", "\nDone.", "Let me know."]))
+def test_drift_text_after_the_calls(name: str, data: st.DataObject, text: str) -> None:
+    """SGLang's function-call detector tests and vLLM tests/tool_use (text after the last
+    ``</tool_call>``: the calls are kept, where the servers drop the text): the calls are the
+    turn's own, the text is content after the turn's own content (nothing lost), reported."""
+    prefix, completion, expected = _drift_case(data, name, calls=1)
+    assume("tool_calls" in expected)
+    at = completion.rfind("</tool_call>") + len("</tool_call>")
+    one = _recovered(name, prefix, completion[:at] + text + completion[at:], data)
+    assert one["tool_calls"] == expected["tool_calls"]
+    assert one["content"].startswith(expected["content"])
+    assert one["content"][len(expected["content"]):].strip() == text.strip()
+    assert "stray-text" in [d["kind"] for d in one.diagnostics]
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_cogito_parameters_key(data: st.DataObject) -> None:
+    """SGLang's parse_base_json (``"parameters"`` or ``"arguments"``) on Cogito's list of calls:
+    a call whose arguments are under ``"parameters"`` has them as its arguments."""
+    name = "cogito"
+    prefix, completion, expected = _drift_case(data, name, calls=1)
+    assume("tool_calls" in expected and '[{"name": "' in completion)
+    mutated = re.sub(r'(\{"name": "[^"]*", )"arguments": ', r'\1"parameters": ', completion)
+    assume(mutated != completion)
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected
+    assert "recovered-call" in [d["kind"] for d in one.diagnostics]
+
+
 def _llama_call_case(data: st.DataObject, name: str) -> tuple[str, str, dict[str, Any]]:
     prefix, completion, expected, _ = data.draw(case(name, calls=1))
     assume("tool_calls" in expected and completion.startswith('{"name": "'))  # a JSON call
