@@ -113,3 +113,68 @@ def test_parse_error_is_bounded(capsysbinary: Any, tmp_path: Any) -> None:
     for extra in ((), ("--stream",)):
         status, out, err = run(capsysbinary, "parse", NAME, str(c), "--strict", *extra, "--no-prefix")
         assert status == 1 and err.count("\n") == 1 and len(err) < 1000
+
+
+def _call_turn(name: str) -> tuple[str, str]:
+    """A format's prompt and a rendered turn of one call whose argument is ``QQQ``."""
+    from .test_parse import _llama_turn, _render_turn, family
+
+    m = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "search", "arguments": {"query": "QQQ"}}}]}
+    prompt, completion = _render_turn(name, m) if family(name) != "llama3_2_vision" else _llama_turn(m, name)
+    assert "QQQ" in completion
+    return prompt, completion
+
+
+@pytest.mark.parametrize("name", chatformats.formats())
+def test_parse_output_is_strict_json_for_every_format(capsysbinary: Any, tmp_path: Any, name: str) -> None:
+    """Every format, one-shot and streamed, both readings: a lone surrogate from a ``\\ud800``
+    escape is written as its escape; NaN, the infinities and ``1e999`` exit with one line, status
+    1 (the streamed output printed before it is strict JSON too); never a traceback."""
+    prompt, completion = _call_turn(name)
+    p = tmp_path / "p.txt"
+    p.write_bytes(prompt.encode())
+    c = tmp_path / "c.txt"
+    for value in ('"\\ud800"', '"\\udfffx\\ud800"', "NaN", "Infinity", "-Infinity", "1e999"):
+        text = completion.replace('"QQQ"', value).replace('\\"QQQ\\"', value.replace('"', '\\"'))
+        c.write_bytes(text.replace("QQQ", value).encode())
+        for extra in ((), ("--stream",), ("--strict",), ("--stream", "--strict")):
+            status, out, err = run(capsysbinary, "parse", name, str(c), "--prefix", str(p), *extra)
+            assert "Traceback" not in err and status in (0, 1), (value, extra, err)
+            lines = out.decode("utf-8").splitlines()
+            for line in lines:  # strict JSON: no NaN, Infinity
+                json.loads(line, parse_constant=lambda word: pytest.fail(f"{word} in {line[:200]}"))
+            if status == 1:
+                assert err.count("\n") == 1 and err.startswith("chatformats: "), err
+            else:
+                assert "--stream" in extra or len(lines) == 1
+                assert all(line.startswith("chatformats: note: ") for line in err.splitlines())
+
+
+def test_parse_infinity_streamed(capsysbinary: Any, tmp_path: Any) -> None:
+    """A message holding an infinity exits with status 1 streamed as one-shot."""
+    c = tmp_path / "c.txt"
+    for value in ("Infinity", "-Infinity", "1e999", "NaN"):
+        c.write_text('<tool_call>\n{"name": "f", "arguments": {"a": ' + value + '}}\n</tool_call>')
+        for extra in ((), ("--stream",)):
+            status, out, err = run(capsysbinary, "parse", NAME, str(c), "--no-prefix", *extra)
+            assert status == 1 and err.count("\n") == 1 and "NaN or an infinity" in err, (value, extra)
+            for line in out.decode().splitlines():  # what streamed before it: strict JSON
+                json.loads(line, parse_constant=lambda word: pytest.fail(word))
+            assert (out == b"") == (not extra)
+
+
+def test_parse_bad_tools_name_the_file(capsysbinary: Any, tmp_path: Any) -> None:
+    """Each bad ``--tools`` file: one line naming the file, status 1, streamed or not."""
+    c = tmp_path / "c.txt"
+    c.write_text("hi")
+    tools = tmp_path / "tools.json"
+    for text in ("[" * 100_000 + "]" * 100_000, "[" + "9" * 5000 + "]", '{"a": 1}', "[",
+                 '[{"type": "function", "function": {"name": "f", "parameters": '
+                 + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}}]"):
+        tools.write_text(text)
+        for extra in ((), ("--stream",)):
+            status, out, err = run(capsysbinary, "parse", NAME, str(c), "--tools", str(tools),
+                                   "--no-prefix", *extra)
+            assert status == 1 and out == b"" and err.count("\n") == 1
+            assert err.startswith(f"chatformats: {tools}"), err[:200]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -386,6 +387,19 @@ def test_exports() -> None:
     assert issubclass(ParseError, chatformats.ChatFormatError)
     for name in FORMATS:
         assert isinstance(chatformats.get_format(name).response_template, dict)
+
+
+def test_docs_name_the_rules_followed_for_every_format() -> None:
+    """docs/parsing.md's index of the recovering reading names every registered format, once,
+    each with a server's file at a commit (or says none is recorded)."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "parsing.md").read_text(encoding="utf-8")
+    index = doc.split("<!-- recovery-index -->")[1].split("<!-- /recovery-index -->")[0]
+    named: list[str] = []
+    for row in index.strip().splitlines()[2:]:
+        formats, followed = row.strip("|").split(" | ", 1)
+        named += re.findall(r"`([^`]+)`", formats)
+        assert re.search(r"@ `[0-9a-f]{7}`|no commit recorded|PR #\d+", followed), row
+    assert sorted(named) == sorted(chatformats.formats())
 
 
 # ------------------------------------------------------------------ round trip
@@ -855,17 +869,41 @@ THINK_FORMATS = [n for n in TAGGED_JSON if grammar(n).description["think"]]
 XML_CALLS = [n for n in FORMATS if _call_body(n) == "xml"]
 
 
-@pytest.mark.parametrize("name", THINK_FORMATS)
+@pytest.mark.parametrize("name", THINK_FORMATS + ["glm-4.5"])
 @settings(max_examples=examples(40))
 @given(data=st.data(), space=st.sampled_from(["\n", "\n\n", " ", "\t\n"]))
 def test_drift_space_before_think(name: str, data: st.DataObject, space: str) -> None:
-    """vLLM tests/reasoning (qwen3 reasoning parser cases with text around <think>), llama.cpp
-    test-chat.cpp's leading-newline reasoning cases: whitespace before <think> is dropped."""
+    """vLLM tests/reasoning (qwen3 and glm4_moe reasoning parser cases with text around
+    <think>), llama.cpp test-chat.cpp's leading-newline reasoning cases: whitespace before
+    <think> (GLM-4.5's template writes one newline there) is dropped."""
     prefix, completion, expected = _drift_case(data, name)
-    assume(completion.startswith("<think>"))
+    assume(completion.lstrip("\n").startswith("<think>"))
     one = _recovered(name, prefix, space + completion, data)
     assert one == expected
     assert [d["kind"] for d in one.diagnostics] == ["space-before-opener"]
+
+
+@pytest.mark.parametrize("name", ["cogito", "minicpm-v-4.6-thinking"])
+@pytest.mark.parametrize("space", ["\n", " \n ", "\n\n"])
+def test_drift_space_before_think_no_prefill(name: str, space: str) -> None:
+    """Cogito's turns (the template never writes reasoning back) and MiniCPM's without the
+    prefill (a prompt that does not open the block): whitespace before <think> is dropped, the
+    block is reasoning, as vLLM's Qwen3 reasoning parser (``partition("<think>")``) reads it."""
+    end = {"cogito": "<|eot_id|>", "minicpm-v-4.6-thinking": "<|im_end|>"}[name]
+    completion = space + "<think>\nI reason.\n</think>\n\nAnswer." + end
+    one = _recovered(name, "", completion, _NO_CUTS)
+    assert one == {"role": "assistant", "content": "Answer.", "reasoning_content": "I reason."}
+    assert [d["kind"] for d in one.diagnostics] == ["space-before-opener"]
+
+
+class _NoCuts:
+    """A stand-in for Hypothesis' ``data`` that draws no chunk cuts (a fixed case)."""
+
+    def draw(self, strategy: Any) -> Any:
+        return []
+
+
+_NO_CUTS: Any = _NoCuts()
 
 
 @pytest.mark.parametrize("name", ["minicpm-v-4.6-thinking", "cogito", "qwen3-thinking-2507"])
@@ -899,7 +937,7 @@ def test_drift_think_opened_twice(name: str, data: st.DataObject, opener: str) -
     assert "duplicate-opener" in [d["kind"] for d in one.diagnostics]
 
 
-@pytest.mark.parametrize("name", THINK_FORMATS + ["minicpm-v-4.6-thinking"])
+@pytest.mark.parametrize("name", THINK_FORMATS + ["minicpm-v-4.6-thinking", "glm-4.5"])
 @settings(max_examples=examples(40))
 @given(data=st.data())
 def test_drift_tool_call_inside_unclosed_reasoning(name: str, data: st.DataObject) -> None:
@@ -989,6 +1027,38 @@ def test_drift_one_malformed_call(name: str, data: st.DataObject) -> None:
     assert "bad-json" in [d["kind"] for d in one.diagnostics]
 
 
+@pytest.mark.parametrize("name", TAGGED_JSON + XML_CALLS + ["glm-4.5"])
+@settings(max_examples=examples(40))
+@given(data=st.data(), text=st.sampled_from([" Anything else?", "\nDone.", "Let me know."]))
+def test_drift_text_after_the_calls(name: str, data: st.DataObject, text: str) -> None:
+    """SGLang's function-call detector tests and vLLM tests/tool_use (text after the last
+    ``</tool_call>``: the calls are kept, where the servers drop the text): the calls are the
+    turn's own, the text is content after the turn's own content (nothing lost), reported."""
+    prefix, completion, expected = _drift_case(data, name, calls=1)
+    assume("tool_calls" in expected)
+    at = completion.rfind("</tool_call>") + len("</tool_call>")
+    one = _recovered(name, prefix, completion[:at] + text + completion[at:], data)
+    assert one["tool_calls"] == expected["tool_calls"]
+    assert one["content"].startswith(expected["content"])
+    assert one["content"][len(expected["content"]):].strip() == text.strip()
+    assert "stray-text" in [d["kind"] for d in one.diagnostics]
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data())
+def test_drift_cogito_parameters_key(data: st.DataObject) -> None:
+    """SGLang's parse_base_json (``"parameters"`` or ``"arguments"``) on Cogito's list of calls:
+    a call whose arguments are under ``"parameters"`` has them as its arguments."""
+    name = "cogito"
+    prefix, completion, expected = _drift_case(data, name, calls=1)
+    assume("tool_calls" in expected and '[{"name": "' in completion)
+    mutated = re.sub(r'(\{"name": "[^"]*", )"arguments": ', r'\1"parameters": ', completion)
+    assume(mutated != completion)
+    one = _recovered(name, prefix, mutated, data)
+    assert one == expected
+    assert "recovered-call" in [d["kind"] for d in one.diagnostics]
+
+
 def _llama_call_case(data: st.DataObject, name: str) -> tuple[str, str, dict[str, Any]]:
     prefix, completion, expected, _ = data.draw(case(name, calls=1))
     assume("tool_calls" in expected and completion.startswith('{"name": "'))  # a JSON call
@@ -1003,7 +1073,8 @@ _END_OF_TURN = re.compile(r"<\|eo[tm]_id\|>")
 @given(data=st.data(), before=st.sampled_from(["", "Here is the result: ", "Sure.\n\n"]),
        after=st.sampled_from(["", " Would you like anything else?", "\nDone."]),
        opener=st.sampled_from(["", "<|python_tag|>"]), n=st.integers(1, 3),
-       sep=st.sampled_from(["; ", ";", " ; ", "\n", " "]), compact=st.booleans())
+       sep=st.sampled_from(["; ", ";", " ; ", "\n", " ", " Also: ", "\nThen, "]),
+       compact=st.booleans())
 def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, after: str,
                                 opener: str, n: int, sep: str, compact: bool) -> None:
     """Modelled on vLLM tests/entrypoints/openai/tool_parsers/test_llama3_json_tool_parser.py
@@ -1011,7 +1082,8 @@ def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, aft
     test_extract_tool_calls_multiple_json_with_whitespace,
     test_extract_tool_calls_multiple_json_with_surrounding_text) and llama.cpp
     tests/test-chat.cpp's Llama 3.1 <|python_tag|> cases: the calls are calls, the text around
-    them is content (where vLLM drops it), in any mix."""
+    and between them is content (where vLLM, which decodes a call at any ``{``, drops it), in
+    any mix."""
     prefix, completion, expected = _llama_call_case(data, name)
     m = _END_OF_TURN.search(completion)
     assert m is not None
@@ -1022,8 +1094,36 @@ def test_drift_llama_json_calls(name: str, data: st.DataObject, before: str, aft
     mutated = before + opener + sep.join([call_json] * n) + after + tail
     one = _recovered(name, prefix, mutated, data)
     assert one["tool_calls"] == expected["tool_calls"] * n
-    assert one["content"] == before + after
+    between = sep if sep.strip(" ;\n") else ""  # text between calls, not a separator
+    assert one["content"] == before + between * (n - 1) + after
     assert one.diagnostics
+
+
+@pytest.mark.parametrize("name", LLAMA)
+def test_llama_calls_with_text_between(name: str) -> None:
+    """vLLM's Llama3JsonToolParser decodes a call at every ``{`` of the output, so a call after
+    text that follows another call is a call (it was content here); the text between is
+    content; a call that does not decode ends the calls (the rest is content); each
+    diagnostic's offset is in the completion, ``<|python_tag|>`` counted."""
+    prefix = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    a = '{"name": "searchTool", "parameters": {"query": "test1"}}'
+    b = '{"name":"getOpenIncidentsTool","parameters":{}}'
+    calls = [{"type": "function", "function": {"name": "searchTool", "arguments": {"query": "test1"}}},
+             {"type": "function", "function": {"name": "getOpenIncidentsTool", "arguments": {}}}]
+    for tag in ("", "<|python_tag|>"):
+        completion = tag + a + " and then " + b + " Done?<|eot_id|>"
+        one = parse_response(name, completion, prefix=prefix)
+        assert one == {"role": "assistant", "content": " and then  Done?", "tool_calls": calls}
+        assert stream(name, prefix, list(completion))[0] == one
+        kinds = [(d["kind"], d["offset"]) for d in one.diagnostics]
+        at = completion.index(b)
+        assert ("stray-text", completion.index(" and then ")) in kinds
+        assert ("separated-calls", at) in kinds and ("recovered-call", len(tag)) in kinds
+        broken = completion.replace(b, b[:-1])  # the second call's JSON cut: content
+        one = parse_response(name, broken, prefix=prefix)
+        assert one["tool_calls"] == calls[:1]
+        assert one["content"] == " and then " + b[:-1] + " Done?"
+        assert "bad-json" in [d["kind"] for d in one.diagnostics]
 
 
 _PYTHON_CODE = st.one_of(

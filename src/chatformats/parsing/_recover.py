@@ -39,19 +39,30 @@ def stray(what: str, drop: tuple[tuple[str, str], ...] = ()) -> Value:
     return value
 
 
-def json_calls(raw: str, strings: bool, wrap: tuple[str, str], many: bool = True) -> Outcome:
+def json_calls(raw: str, strings: bool, wrap: tuple[str, str], many: bool = True,
+               openers: re.Pattern[str] | None = None) -> Outcome:
     """The tool calls at the start of ``raw``: JSON objects separated by whitespace, ``;`` or
     ``,`` (Llama 3's ``;``-separated calls, several objects in one block), each read by
-    :func:`._json.recover_call`; the text after the last one is content.  No call at all: all
-    of ``wrap[0] + raw + wrap[1]`` is content (the opener and closer the block had).  One
-    failed decode ends the search (so the time stays linear)."""
+    :func:`._json.recover_call`; the text after the last one is content.  With ``openers``,
+    text after a call is content up to the next match of ``openers``, where the calls go on
+    (vLLM's Llama3JsonToolParser decodes a call at every ``{`` of the output, the text between
+    the calls dropped: kept here).  No call at all: all of ``wrap[0] + raw + wrap[1]`` is
+    content (the opener and closer the block had).  One failed decode ends the search (so the
+    time stays linear)."""
     calls: list[Any] = []
     notes: list[tuple[str, int, str]] = []
+    between: list[tuple[str, Any]] = []
     i, n = 0, len(raw)
     while True:
         j = i
         while j < n and raw[j] in _SEPARATORS:
             j += 1
+        if j < n and raw[j] != "{" and calls and many and openers is not None:
+            found = openers.search(raw, j)
+            if found is not None:
+                notes.append(("stray-text", i, "text between tool calls kept as content"))
+                between.append(("content", raw[i:found.start()]))
+                i = j = found.start()
         if j >= n or raw[j] != "{" or (calls and not many):
             break
         decoded = _json.decode(raw, j)
@@ -72,7 +83,7 @@ def json_calls(raw: str, strings: bool, wrap: tuple[str, str], many: bool = True
     if not calls:
         return Outcome([("content", wrap[0] + raw + wrap[1])], notes)
     rest = raw[i:]
-    parts: list[tuple[str, Any]] = [("tool_calls", calls)]
+    parts: list[tuple[str, Any]] = [("tool_calls", calls), *between]
     if rest.strip():
         notes.append(("stray-text", i, "text after a tool call kept as content"))
         parts.append(("content", rest))

@@ -33,7 +33,7 @@ from typing import Any
 from ..errors import ParseError
 from . import _json, _recover
 from ._scan import IGNORE, Outcome, State, excerpt
-from .llama3_2_vision import _ENDS, _OPENERS, ANCHOR, _recover_calls, json_call
+from .llama3_2_vision import _ENDS, _OPENERS, ANCHOR, CALL_OPENER, _recover_calls, json_call
 
 NAME = "llama-3.1"
 PYTHON_TAG = "<|python_tag|>"  # L76
@@ -138,7 +138,7 @@ def _recover_python(raw: str, marker: str) -> Any:
     except ParseError:
         pass
     if raw.lstrip().startswith("{"):
-        return _recover.json_calls(raw, True, (PYTHON_TAG, ""))
+        return _recover.json_calls(raw, True, (PYTHON_TAG, ""), openers=CALL_OPENER)
     found = meta_builtin_call(raw)
     if found is not None:
         return found

@@ -17,12 +17,13 @@ The recovering reading (``RECOVER``) follows vLLM's Llama3JsonToolParser
 or ``"parameters"``) and Llama 3.1's ``<|python_tag|>`` opener, but keeps the text around the
 calls as content where vLLM drops it: a call opens at ``<|python_tag|>`` or at ``{"name"``
 (compact or spaced) anywhere in the content; the calls are JSON objects separated by
-whitespace, ``;`` or ``,``; what follows the last one, and any call that does not decode, is
-content.
+whitespace, ``;`` or ``,``, and after text at the next ``{"name"``; the text between and
+after them, and any call that does not decode (with what follows it), is content.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import ParseError
@@ -61,8 +62,10 @@ _call = json_call(NAME)
 
 def _recover_calls(raw: str, marker: str) -> Outcome:
     opener = "<|python_tag|>" if raw.startswith("<|python_tag|>") else ""
-    out = _recover.json_calls(raw[len(opener):], True, (opener, ""))
+    out = _recover.json_calls(raw[len(opener):], True, (opener, ""), openers=CALL_OPENER)
     # vLLM's rule: "arguments" when present, else "parameters" (read as the arguments).
+    if opener:  # the notes' offsets are in the region, which begins with the tag
+        out.notes = [(kind, at + len(opener), detail) for kind, at, detail in out.notes]
     return out
 
 
@@ -80,6 +83,9 @@ def _content_before_call(raw: str, marker: str) -> Any:
 # Where the recovering reading opens a call: Llama 3.1's <|python_tag|>, and the opening of a
 # JSON call object, compact or spaced (kept: it is the call's first text).
 _OPENERS = ('{"name"', '{ "name"', '{\n"name"', '{\n  "name"', "<|python_tag|>")
+#: Where the calls go on after text that follows a call (vLLM reads a call at any ``{``; here at
+#: the openers of a JSON call object, as in the content).
+CALL_OPENER = re.compile("|".join(re.escape(o) for o in _OPENERS if o.startswith("{")))
 
 
 STATES = {
