@@ -467,6 +467,23 @@ def test_prefix_stable_names_the_reason() -> None:
     assert set(answers) == {"tool", "user", "assistant", "generation_prompt"}
 
 
+def test_a_probe_the_template_refuses_says_nothing() -> None:
+    """Llama's templates refuse two calls in one turn (one of the sampling step's probes): that is
+    no render to keep as a prefix, so the step is stable as its other probes show; a format whose
+    every probe is refused says so."""
+    for name in ("llama-3.1", "llama-3.2", "llama-3.2-vision-2024-09", "llama-3.2-vision-2024-12"):
+        assert chatformats.prefix_stable(name)["assistant"] is None, name
+        user = [{"role": "user", "content": "Weather in Oslo?"}]
+        call = {"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]}
+        earlier = chatformats.apply_chat_template(name, user, add_generation_prompt=True, tools=[TOOL],
+                                                  now=FIXED_NOW)
+        later = chatformats.apply_chat_template(name, [*user, call], tools=[TOOL], now=FIXED_NOW)
+        assert later.startswith(earlier)
+    answers = chatformats.prefix_stable("qwen3-instruct-2507", tools=[1])  # not a tool
+    assert all(answer is not None and answer.startswith("no probe renders") for answer in answers.values())
+
+
 def test_the_docs_table_is_prefix_stables() -> None:
     """Each cell of ``docs/ids.md``'s table (written by ``scripts/prefix_table.py``) says what
     ``prefix_stable`` says for that format and setting."""

@@ -499,9 +499,10 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
     """For each append of :data:`APPENDS` (a tool result after a tool call, a user turn after an
     assistant turn, an assistant turn after the generation prompt, the generation prompt after a
     user turn), ``None`` when the render before it is a prefix of the render after it on every
-    probe conversation (with the ``tools`` of a weather tool, and ``variables``), else why not:
-    the first offset where they differ, the two texts there and the input the earlier text came
-    from.  ``scripts/prefix_table.py`` checks these answers against a property run."""
+    probe conversation the template renders (with the ``tools`` of a weather tool, and
+    ``variables``; a probe the template refuses, as Llama's templates refuse two calls in one
+    turn, says nothing), else why not: the first offset where they differ, the two texts there
+    and the input the earlier text came from (or, when the template refuses every probe, that).  ``scripts/prefix_table.py`` checks these answers against a property run."""
     from .pipeline import apply_chat_template_spans
 
     variables.setdefault("tools", [_TOOL])
@@ -509,6 +510,8 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for append in APPENDS:
         out[append] = None
+        rendered = 0
+        refusal: ChatFormatError | None = None
         for history in (lambda h: h, lambda h: [_SYSTEM, *h]):
             for base, message, prompted in _PROBES[append]:
                 messages = history(base)
@@ -521,21 +524,25 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
                                                           add_generation_prompt=message is None,
                                                           **variables)
                     except ChatFormatError as exc:  # the arguments' other shape, if it renders
-                        first = exc
+                        refusal = refusal or exc
                         earlier = apply_chat_template_spans(name, _as_text(messages),
                                                             add_generation_prompt=prompted, **variables)
                         later = apply_chat_template_spans(name, _as_text(later_messages),
                                                           add_generation_prompt=message is None,
                                                           **variables)
                 except ChatFormatError:
-                    out[append] = f"the probe does not render: {first}"
-                    break
+                    # the template refuses this history (Llama's one call per turn): there is no
+                    # render to keep as a prefix, so the probe says nothing either way
+                    continue
+                rendered += 1
                 reason = why_not_prefix(earlier, later.text)
                 if reason is not None:
                     out[append] = reason
                     break
             if out[append] is not None:
                 break
+        if out[append] is None and not rendered:
+            out[append] = f"no probe renders: {refusal}"
     return out
 
 
