@@ -449,6 +449,16 @@ def test_qwen3_drops_reasoning_before_a_new_user_turn() -> None:
     assert kept is not None and kept.text.startswith(prompt.text + completion)
     assert kept.rewritten is not None
     assert kept.appended == "\n<|im_start|>user\nMore?<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    # cut before its end-of-turn: the sampled policy writes the turn's end as prompt context
+    cut = chatformats.bridge(name, prompt, completion[:-len("<|im_end|>")],
+                             [{"role": "user", "content": "More?"}], policy="sampled")
+    assert cut is not None and cut.rewritten is not None
+    assert cut.appended == "<|im_end|>" + kept.appended
+    # and later turns of the rewritten rollout (rendered whole) keep doing so
+    later = chatformats.bridge(name, cut, "Again.\n</think>\n\nHi", [{"role": "user", "content": "Bye?"}],
+                               policy="sampled")
+    assert later is not None and later.rewritten == cut.rewritten
+    assert later.appended == "<|im_end|>\n<|im_start|>user\nBye?<|im_end|>\n<|im_start|>assistant\n<think>\n"
     # a tool result keeps the reasoning: the template renders the history as sampled
     tool_prompt = chatformats.start(name, [{"role": "user", "content": "Hi"}], now=FIXED_NOW,
                                     tools=[TOOL])

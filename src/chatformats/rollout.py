@@ -420,17 +420,18 @@ def _turn(appended: str, completion: str, prompt: Turn, completion_ids: Any, enc
                 Joined(prompt._messages, (new,)), variables, appended, rewritten, context)
 
 
-def _message_index(source: str | None) -> int | None:
-    from .ids import _message_of
-
-    return _message_of(source)
+def _of_message(source: str | None, prefix: str) -> bool:
+    """Whether the input path ``source`` lies in the message whose path is ``prefix``
+    (``messages[3]``): the path is that prefix, or it followed by a field (``messages[3].content``)."""
+    return source is not None and source.startswith(prefix)
 
 
 def _turn_end(rendering: Any, index: int) -> int | None:
     """The end of message ``index``'s assistant range: the first range that ends after the first
     character the message put in the text (its role, in a header before the range); ``None``
     when the message put nothing in the text or no range follows it."""
-    first = next((span.start for span in rendering.spans if _message_index(span.source) == index), None)
+    prefix = f"messages[{index}]"
+    first = next((span.start for span in rendering.spans if _of_message(span.source, prefix)), None)
     if first is None:
         return None
     for _, end in rendering.assistant_spans:
@@ -442,8 +443,9 @@ def _turn_end(rendering: Any, index: int) -> int | None:
 def _closing(rendering: Any, index: int, end: int) -> str:
     """The template text that ends message ``index``'s turn: from the end of its last sourced
     span in the turn to ``end``."""
+    prefix = f"messages[{index}]"
     last = max((span.end for span in rendering.spans
-                if _message_index(span.source) == index and span.end <= end), default=end)
+                if span.end <= end and _of_message(span.source, prefix)), default=end)
     text: str = rendering.text[last:end]
     return text
 
