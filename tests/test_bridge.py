@@ -30,6 +30,7 @@ Examples per format under the ``ci`` profile: :data:`PER_FORMAT` rollouts of up 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from typing import Any
 
@@ -507,12 +508,22 @@ def test_the_docs_table_is_prefix_stables() -> None:
     page = page.split("<!-- prefix-table: start -->", 1)[1].split("<!-- prefix-table: end -->", 1)[0]
     rows = re.findall(r"^\| `([^`]+)` \| ([^|]+) \| (.*) \|$", page, re.M)
     assert {name for name, _, _ in rows} == set(FORMATS)
+    spec = importlib.util.spec_from_file_location("prefix_table", Path(__file__).resolve().parent.parent
+                                                  / "scripts" / "prefix_table.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    settings_seen: dict[str, list[dict[str, Any]]] = {}
     for name, setting, cells in rows:
         variables = {} if setting.strip() == "(defaults)" else dict(
             (k, ast.literal_eval(v)) for k, v in re.findall(r"`(\w+)=([^`]+)`", setting))
+        settings_seen.setdefault(name, []).append(variables)
         answers = chatformats.prefix_stable(name, **variables)
         for append, cell in zip(APPENDS, cells.split(" | ")):
             assert (cell.strip() == "yes") == (answers[append] is None), (name, setting, append)
+    # every setting of the variables that change what a template keeps has its row
+    for name in FORMATS:
+        assert settings_seen[name] == script.settings_of(chatformats.get_format(name)), name
 
 
 def test_regressions_hypothesis_found() -> None:
