@@ -559,6 +559,15 @@ def test_the_rollout_benchmark_engines_agree() -> None:
     expected = rollout.transformers_engine(case)
     assert rollout.bridge_engine(case, check=True) == expected
     assert rollout.on_demand_engine(case) == expected[-1:]
+    # a format whose template rewrites every sampled turn is bridged under the sampled policy
+    # (what was sampled kept verbatim: not transformers' ids)
+    r1 = rollout.Case("deepseek-r1", 4, rollout.build_tokenizer("deepseek-r1"))
+    assert r1.sampled_policy and not rollout.Case(name, 2, case.tokenizer).sampled_policy
+    assert rollout.bridge_engine(r1, check=True) != rollout.transformers_engine(r1)
+    if importlib.util.find_spec("renderers") is not None:  # renderers' bridge, for a model it has
+        llama = rollout.Case("llama-3.2", 4, rollout.build_tokenizer("llama-3.2"))
+        assert "llama-3.2" in rollout.shared_formats()
+        assert rollout.RenderersEngine(llama)(llama) == rollout.transformers_engine(llama)
     tok = parse_ids._tokenizer(name)
     for prefix, _, ids, message in parse_ids.cases(name).values():
         assert chatformats.parse_response(name, ids, prefix=prefix, tokenizer=tok) == message
