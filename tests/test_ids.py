@@ -213,6 +213,32 @@ def assert_provenance(ids: Any) -> None:
             assert source.message is None
 
 
+#: Formats whose test tokenizers learn no merge across a template/input boundary: in DeepSeek-V3.1
+#: every boundary is a control token (an added token: a cut); in V3 and the Llama distills the
+#: one stretch of template text next to input (a call's ``\n```json\n``) is too rare in the
+#: training text for the vocabulary.
+NO_STRADDLING = {"deepseek-v3", "deepseek-v3.1", "deepseek-r1-distill", "deepseek-r1-distill-2025-01"}
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_the_test_tokenizers_merge_across_boundaries(name: str) -> None:
+    """The merges the laws run on cross the template/input boundaries (a header's newline into
+    the content, ``\n\n``, the space before content, a call's JSON): on the training chats the
+    ``raw`` tokenizer gives tokens that straddle a span boundary, for every format but
+    :data:`NO_STRADDLING`."""
+    from .argument_shapes import shaped
+
+    straddling = []
+    for chat in bpe.TRAINING_CHATS + bpe.EXTRA_TRAINING_CHATS:
+        got = outcome(lambda: chatformats.render_ids(name, shaped(name, chat), tokenizer=bpe.backend(name),
+                                                     now=FIXED_NOW))
+        if got[0] == "ok":
+            assert_provenance(got[1])
+            straddling += [got[1].text[a:b] for (a, b), t in zip(got[1].offsets, got[1].provenance)
+                           if t.straddles]
+    assert bool(straddling) == (name not in NO_STRADDLING), straddling
+
+
 # ------------------------------------------------------------------ 3. safe ids
 
 
