@@ -15,10 +15,20 @@ format, the engines produce the ids of all N prompts:
 - ``bridge, on demand``: the same bridge, only the last prompt's ``ids`` read (the bridge's own
   work: a turn's ids are joined when first read, and a list of every prompt's ids is, summed
   over the turns, quadratic in the rollout's length whoever builds it);
-- ``renderers.bridge``: for the models ``renderers`` (0.1.12) has a renderer for (Qwen3:
-  ``Qwen3Renderer``), ``render_ids`` once, then ``bridge_to_next_turn(prompt_ids,
-  completion_ids, new_messages, tools=...)`` per turn (``render_ids`` of the whole history where
-  it answers ``None``; counted).
+- ``renderers.bridge``: for the models ``renderers`` (0.1.12) has a renderer for (the formats of
+  ``benchmarks.renderers_compare.MAPPING``, with the same renderer and configuration),
+  ``render_ids`` once, then ``bridge_to_next_turn(prompt_ids, completion_ids, new_messages,
+  tools=...)`` per turn (``render_ids`` of the whole history where it answers ``None``; counted).
+  Its ids are compared with transformers' at every turn; a rollout where they differ is marked
+  (``ids differ from turn N``).  ``--shared`` runs every such format (``gpt-oss`` excepted: its
+  renderer needs a download).
+
+The tool-call turns reason where the model does (the ``-thinking`` formats, the hybrid Qwen3
+texts, GLM-4.5, DeepSeek-R1).  Where the template rewrites every sampled turn (``prefix_stable``
+calls the sampling step unstable: DeepSeek-R1's texts drop each turn's reasoning), the
+``"template"`` policy answers ``None`` on every turn, so the bridge runs under ``"sampled"``
+(what was sampled kept verbatim, checked); its ids are then not transformers' (the template's
+history), by design.
 
 The tokenizer is a byte-level BPE (vocabulary 4,000) trained in memory on the rollout's own text,
 with the format's control strings added (no download); the same object for every engine.  Each
@@ -50,8 +60,13 @@ TOOL = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}}
 LENGTHS = (8, 32, 128, 512)
 FORMATS = ("qwen3-thinking-2507", "qwen3-instruct-2507", "llama-3.2-vision-2024-12", "cogito")
-#: The formats renderers has a renderer for, and that renderer.
-RENDERERS = {"qwen3-thinking-2507": "qwen3", "qwen3-instruct-2507": "qwen3"}
+
+
+def shared_formats() -> list[str]:
+    """The formats ``renderers`` has a renderer for (``renderers_compare.MAPPING``), in its order."""
+    from .renderers_compare import MAPPING
+
+    return [name for name in MAPPING if name in chatformats.formats()]
 
 
 def call(i: int, reasoning: bool, text_arguments: bool = False) -> dict[str, Any]:
@@ -73,9 +88,16 @@ def result(i: int) -> dict[str, Any]:
             "content": f"Result {i}: a paragraph of search results about the topic, " * 3}
 
 
+#: Formats whose rollout's tool-call turns reason besides the ``-thinking`` ones: the hybrid Qwen3
+#: texts (thinking by default; their templates write an empty think block for the last turn and
+#: drop it once a message follows, so a turn without reasoning is never an extension) and GLM-4.5
+#: (thinking by default).
+REASONING = ("qwen3", "qwen3-2025-04", "qwen3-instruct-2507-2025-07", "glm-4.5")
+
+
 def rollout(name: str, turns: int) -> tuple[list[Any], list[dict[str, Any]], list[list[Any]]]:
     """``(first messages, sampled messages, new messages after each)`` for ``turns`` prompts."""
-    reasoning = "thinking" in name
+    reasoning = "thinking" in name or name in REASONING or sampled_policy(name)
     first = [{"role": "system", "content": "You are a research agent."},
              {"role": "user", "content": "Find out about the topic, step by step."}]
     sampled = [call(i, reasoning, name.startswith("deepseek")) for i in range(turns - 1)]
@@ -84,9 +106,27 @@ def rollout(name: str, turns: int) -> tuple[list[Any], list[dict[str, Any]], lis
 
 
 def completion_text(name: str, history: list[Any], message: dict[str, Any]) -> str:
-    rendering = chatformats.apply_chat_template_spans(name, [*history, message], tools=[TOOL], now=NOW)
+    """What the model samples for ``message`` after ``history``'s prompt: the text the format's
+    spans say it generates (its assistant range).  For a format whose template rewrites the
+    sampled turn (:func:`sampled_policy`: DeepSeek-R1 drops every turn's reasoning), the think
+    block the model writes, then the turn as rendered after the first prompt."""
+    if not sampled_policy(name):
+        rendering = chatformats.apply_chat_template_spans(name, [*history, message], tools=[TOOL], now=NOW)
+        start, end = rendering.assistant_spans[-1]
+        return rendering.text[start:end]
+    rendering = chatformats.apply_chat_template_spans(name, [*history[:2], message], tools=[TOOL], now=NOW)
     start, end = rendering.assistant_spans[-1]
-    return rendering.text[start:end]
+    prompt = chatformats.apply_chat_template(name, history, tools=[TOOL], add_generation_prompt=True, now=NOW)
+    think = f"{message['reasoning_content']}\n</think>\n\n"
+    return ("" if prompt.endswith("<think>\n") else "<think>\n") + think + rendering.text[start:end]
+
+
+def sampled_policy(name: str) -> bool:
+    """Whether the rollout is bridged under ``policy="sampled"``: the format's template does not
+    keep the sampled turn as it was sampled (``prefix_stable``'s ``assistant`` append), so the
+    ``"template"`` policy answers ``None`` on every turn; ``renderers``' bridge keeps what was
+    sampled too."""
+    return chatformats.prefix_stable(name)["assistant"] is not None
 
 
 def build_tokenizer(name: str) -> Any:
@@ -106,8 +146,10 @@ def build_tokenizer(name: str) -> Any:
     backend.decoder = decoders.ByteLevel()
     backend.train_from_iterator([text] * 4, trainers.BpeTrainer(
         vocab_size=4000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    from .renderers_compare import EXTRA_TOKENS
+
     backend.add_tokens([AddedToken(c, special=c.startswith("<|"), normalized=False)
-                        for c in fmt.control_strings])
+                        for c in (*fmt.control_strings, *EXTRA_TOKENS.get(name, ()))])
     tokenizer_class: Any = PreTrainedTokenizerFast
     return tokenizer_class(tokenizer_object=backend, chat_template=fmt.template_source(),
                            **fmt.special_tokens)
@@ -118,6 +160,7 @@ class Case:
 
     def __init__(self, name: str, turns: int, tokenizer: Any) -> None:
         self.name, self.turns, self.tokenizer = name, turns, tokenizer
+        self.sampled_policy = sampled_policy(name)
         self.first, self.sampled, self.new = rollout(name, turns)
         self.histories = [list(self.first)]
         self.completions, self.completion_ids = [], []
@@ -156,14 +199,18 @@ def full_engine(case: Case) -> list[list[int]]:
 
 def bridge_engine(case: Case, check: bool = False, every: bool = True) -> list[list[int]]:
     given = None if _has_parser(case.name) else True
+    policy = "sampled" if case.sampled_policy else "template"
     turn = chatformats.start(case.name, case.first, tokenizer=case.tokenizer, tools=[TOOL], now=NOW)
     out = [turn.ids]
     for i, (ids, more) in enumerate(zip(case.completion_ids, case.new)):
-        nxt = chatformats.bridge(case.name, turn, ids, more, tokenizer=case.tokenizer,
+        nxt = chatformats.bridge(case.name, turn, ids, more, tokenizer=case.tokenizer, policy=policy,
                                  message=case.sampled[i] if given else None)
         if nxt is None:
             raise AssertionError(f"{case.name}: the bridge gave no answer at turn {i + 1}")
-        if check:
+        if check and case.sampled_policy:  # what was sampled kept verbatim, the rewrite said
+            assert nxt.rewritten is not None and nxt.text.startswith(turn.text + case.completions[i])
+            assert nxt.ids[:len(turn.ids) + len(ids)] == turn.ids + ids, (case.name, i)
+        elif check:
             full = chatformats.apply_chat_template(case.name, case.histories[i + 1], tools=[TOOL],
                                                    add_generation_prompt=True, now=NOW)
             assert nxt.text == full, (case.name, i)
@@ -189,10 +236,9 @@ def _has_parser(name: str) -> bool:
 
 class RenderersEngine:
     def __init__(self, case: Case) -> None:
-        from renderers.configs import Qwen3RendererConfig
-        from renderers.qwen3 import Qwen3Renderer
+        from .renderers_compare import make_renderer
 
-        self.renderer = Qwen3Renderer(case.tokenizer, Qwen3RendererConfig())
+        self.renderer = make_renderer(case.name, 0, case.tokenizer)
         self.fallbacks = 0
 
     def __call__(self, case: Case) -> list[list[int]]:
@@ -225,15 +271,19 @@ def best(engine: Any, case: Case, rounds: int) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--formats", nargs="*", default=list(FORMATS))
+    parser.add_argument("--shared", action="store_true",
+                        help="every format renderers has a renderer for, instead of --formats")
     parser.add_argument("--lengths", nargs="*", type=int, default=list(LENGTHS))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--reference-max", type=int, default=128)
     args = parser.parse_args(argv)
+    formats = shared_formats() if args.shared else args.formats
+    mapped = set(shared_formats())
     print("| format | turns | transformers (ms) | chatformats.full | chatformats.bridge | "
           "bridge, on demand | renderers.bridge | bridge per turn (µs) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     totals: dict[str, dict[str, list[tuple[int, float]]]] = {}
-    for name in args.formats:
+    for name in formats:
         tokenizer = build_tokenizer(name)
         growth = totals.setdefault(name, {})
         for turns in args.lengths:
@@ -242,7 +292,9 @@ def main(argv: list[str] | None = None) -> None:
             if reference:
                 expected = transformers_engine(case)
                 assert full_engine(case) == expected, name
-                assert bridge_engine(case, check=True) == expected, name
+                bridged = bridge_engine(case, check=True)
+                # under the sampled policy the ids are what was sampled, not the template's render
+                assert (bridged == expected) != case.sampled_policy, name
                 t_tf = best(transformers_engine, case, args.rounds)
                 t_full = best(full_engine, case, args.rounds)
             else:
@@ -252,11 +304,15 @@ def main(argv: list[str] | None = None) -> None:
             growth.setdefault("chatformats.bridge", []).append((turns, t_bridge))
             growth.setdefault("bridge, on demand", []).append((turns, t_demand))
             renderers_cell = "—"
-            if name in RENDERERS:
+            if name in mapped:
                 try:
                     engine = RenderersEngine(case)
+                    note = ""
+                    if reference:
+                        differ = [i for i, (a, b) in enumerate(zip(engine(case), expected)) if a != b]
+                        note = f", ids differ from turn {differ[0] + 1}" if differ else ""
                     t_r = best(engine, case, args.rounds)
-                    note = f", {engine.fallbacks} re-renders" if engine.fallbacks else ""
+                    note += f", {engine.fallbacks} re-renders" if engine.fallbacks else ""
                     ratio = f"{t_tf / t_r:.1f}× " if reference else ""
                     renderers_cell = f"{ratio}({t_r * 1e3:.2f} ms{note})"
                     growth.setdefault("renderers.bridge", []).append((turns, t_r))

@@ -1,6 +1,7 @@
 """Write the prefix-stability table of ``docs/ids.md`` (between its ``prefix-table`` markers) from
 a property run: for every format and each setting of its variables that changes what it keeps
-(``enable_thinking`` on, off), every append of ``chatformats.rollout.APPENDS`` is tried on
+(:data:`SETTINGS`: ``enable_thinking``, DeepSeek-V3.1's ``thinking``, Solar Open's
+``think_render_option``), every append of ``chatformats.rollout.APPENDS`` is tried on
 ``chatformats.prefix_stable``'s probes and on histories Hypothesis draws (assistant turns with
 and without reasoning and tool calls, user turns, tool results; the weather tool given); an
 append is stable when no history breaks the prefix, and the table gives the first reason found
@@ -26,10 +27,22 @@ DOCS = ROOT / "docs" / "ids.md"
 START, END = "<!-- prefix-table: start -->", "<!-- prefix-table: end -->"
 
 
+#: The variables that change what a template keeps of earlier turns or writes for the sampled
+#: one, each with the values the table gives besides the defaults.
+SETTINGS = {
+    "enable_thinking": [False],        # Qwen3, GLM-4.5, Cogito, MiniCPM-V 4.6
+    "thinking": [True],                # DeepSeek-V3.1 (its default: off)
+    "think_render_option": ["all"],    # Solar Open (its default: "lastthink")
+}
+
+
 def settings_of(fmt: Any) -> list[dict[str, Any]]:
-    if fmt.variables and "enable_thinking" in fmt.variables:
-        return [{}, {"enable_thinking": False}]
-    return [{}]
+    """The defaults, then each of :data:`SETTINGS`' values for each variable the template reads."""
+    out: list[dict[str, Any]] = [{}]
+    for variable, values in SETTINGS.items():
+        if fmt.variables and variable in fmt.variables:
+            out += [{variable: value} for value in values]
+    return out
 
 
 def property_run(name: str, variables: dict[str, Any], examples: int) -> dict[str, str | None]:

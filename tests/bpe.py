@@ -20,6 +20,7 @@ from typing import Any
 
 import chatformats
 
+from .argument_shapes import shaped
 from .oracle import FIXED_NOW
 
 TRAINING_CHATS = [
@@ -37,13 +38,25 @@ TRAINING_CHATS = [
 ]
 
 
+#: Trained on besides :data:`TRAINING_CHATS`: a call with no text (``content`` ``None``, as OpenAI
+#: sends it), which some templates render only so (DeepSeek-V3's, whose call block holds the
+#: only template text that is not a control token next to input: ``\n```json\n``).
+EXTRA_TRAINING_CHATS = [
+    [{"role": "user", "content": "Weather in Oslo?"},
+     {"role": "assistant", "content": None, "tool_calls": [
+         {"id": "call_1", "type": "function",
+          "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]},
+     {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 21}'}],
+]
+
+
 def _corpus(name: str) -> list[str]:
     fmt = chatformats.get_format(name)
     texts = []
-    for chat in TRAINING_CHATS:
+    for chat in TRAINING_CHATS + EXTRA_TRAINING_CHATS:
         for kwargs in ({}, {"add_generation_prompt": True}):
-            try:
-                texts.append(chatformats.apply_chat_template(name, chat, now=FIXED_NOW, **kwargs))
+            try:  # the call arguments as the format takes them (JSON text for DeepSeek's)
+                texts.append(chatformats.apply_chat_template(name, shaped(name, chat), now=FIXED_NOW, **kwargs))
             except chatformats.ChatFormatError:
                 pass
     out = []

@@ -30,6 +30,7 @@ Examples per format under the ``ci`` profile: :data:`PER_FORMAT` rollouts of up 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from typing import Any
 
@@ -449,6 +450,16 @@ def test_qwen3_drops_reasoning_before_a_new_user_turn() -> None:
     assert kept is not None and kept.text.startswith(prompt.text + completion)
     assert kept.rewritten is not None
     assert kept.appended == "\n<|im_start|>user\nMore?<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    # cut before its end-of-turn: the sampled policy writes the turn's end as prompt context
+    cut = chatformats.bridge(name, prompt, completion[:-len("<|im_end|>")],
+                             [{"role": "user", "content": "More?"}], policy="sampled")
+    assert cut is not None and cut.rewritten is not None
+    assert cut.appended == "<|im_end|>" + kept.appended
+    # and later turns of the rewritten rollout (rendered whole) keep doing so
+    later = chatformats.bridge(name, cut, "Again.\n</think>\n\nHi", [{"role": "user", "content": "Bye?"}],
+                               policy="sampled")
+    assert later is not None and later.rewritten == cut.rewritten
+    assert later.appended == "<|im_end|>\n<|im_start|>user\nBye?<|im_end|>\n<|im_start|>assistant\n<think>\n"
     # a tool result keeps the reasoning: the template renders the history as sampled
     tool_prompt = chatformats.start(name, [{"role": "user", "content": "Hi"}], now=FIXED_NOW,
                                     tools=[TOOL])
@@ -467,6 +478,23 @@ def test_prefix_stable_names_the_reason() -> None:
     assert set(answers) == {"tool", "user", "assistant", "generation_prompt"}
 
 
+def test_a_probe_the_template_refuses_says_nothing() -> None:
+    """Llama's templates refuse two calls in one turn (one of the sampling step's probes): that is
+    no render to keep as a prefix, so the step is stable as its other probes show; a format whose
+    every probe is refused says so."""
+    for name in ("llama-3.1", "llama-3.2", "llama-3.2-vision-2024-09", "llama-3.2-vision-2024-12"):
+        assert chatformats.prefix_stable(name)["assistant"] is None, name
+        user = [{"role": "user", "content": "Weather in Oslo?"}]
+        call = {"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]}
+        earlier = chatformats.apply_chat_template(name, user, add_generation_prompt=True, tools=[TOOL],
+                                                  now=FIXED_NOW)
+        later = chatformats.apply_chat_template(name, [*user, call], tools=[TOOL], now=FIXED_NOW)
+        assert later.startswith(earlier)
+    answers = chatformats.prefix_stable("qwen3-instruct-2507", tools=[1])  # not a tool
+    assert all(answer is not None and answer.startswith("no probe renders") for answer in answers.values())
+
+
 def test_the_docs_table_is_prefix_stables() -> None:
     """Each cell of ``docs/ids.md``'s table (written by ``scripts/prefix_table.py``) says what
     ``prefix_stable`` says for that format and setting."""
@@ -480,12 +508,22 @@ def test_the_docs_table_is_prefix_stables() -> None:
     page = page.split("<!-- prefix-table: start -->", 1)[1].split("<!-- prefix-table: end -->", 1)[0]
     rows = re.findall(r"^\| `([^`]+)` \| ([^|]+) \| (.*) \|$", page, re.M)
     assert {name for name, _, _ in rows} == set(FORMATS)
+    spec = importlib.util.spec_from_file_location("prefix_table", Path(__file__).resolve().parent.parent
+                                                  / "scripts" / "prefix_table.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    settings_seen: dict[str, list[dict[str, Any]]] = {}
     for name, setting, cells in rows:
         variables = {} if setting.strip() == "(defaults)" else dict(
             (k, ast.literal_eval(v)) for k, v in re.findall(r"`(\w+)=([^`]+)`", setting))
+        settings_seen.setdefault(name, []).append(variables)
         answers = chatformats.prefix_stable(name, **variables)
         for append, cell in zip(APPENDS, cells.split(" | ")):
             assert (cell.strip() == "yes") == (answers[append] is None), (name, setting, append)
+    # every setting of the variables that change what a template keeps has its row
+    for name in FORMATS:
+        assert settings_seen[name] == script.settings_of(chatformats.get_format(name)), name
 
 
 def test_regressions_hypothesis_found() -> None:
@@ -521,6 +559,15 @@ def test_the_rollout_benchmark_engines_agree() -> None:
     expected = rollout.transformers_engine(case)
     assert rollout.bridge_engine(case, check=True) == expected
     assert rollout.on_demand_engine(case) == expected[-1:]
+    # a format whose template rewrites every sampled turn is bridged under the sampled policy
+    # (what was sampled kept verbatim: not transformers' ids)
+    r1 = rollout.Case("deepseek-r1", 4, rollout.build_tokenizer("deepseek-r1"))
+    assert r1.sampled_policy and not rollout.Case(name, 2, case.tokenizer).sampled_policy
+    assert rollout.bridge_engine(r1, check=True) != rollout.transformers_engine(r1)
+    if importlib.util.find_spec("renderers") is not None:  # renderers' bridge, for a model it has
+        llama = rollout.Case("llama-3.2", 4, rollout.build_tokenizer("llama-3.2"))
+        assert "llama-3.2" in rollout.shared_formats()
+        assert rollout.RenderersEngine(llama)(llama) == rollout.transformers_engine(llama)
     tok = parse_ids._tokenizer(name)
     for prefix, _, ids, message in parse_ids.cases(name).values():
         assert chatformats.parse_response(name, ids, prefix=prefix, tokenizer=tok) == message

@@ -12,7 +12,8 @@ tokenizers trained in memory (``tests/bpe.py``: merges cross the template/input 
    character that is not template text; with no control token matched outside template text
    they are the plain ids; otherwise they are the plain ids with each such control token replaced
    by the encoding of its string by the same model with no added tokens (``bpe.text_only``), every
-   other token unchanged.
+   other token unchanged.  At the template layer (``render_ids``) and at the pipeline layer
+   (``apply_chat_template(tokenize=True, safe=True)``, either tokenizer, a batch too).
 4. ``assistant_masks`` are transformers' own on the text rendered inside ``{% generation %}``
    blocks (``test_spans_masks``' pieces template), for the same encoding.
 
@@ -212,6 +213,32 @@ def assert_provenance(ids: Any) -> None:
             assert source.message is None
 
 
+#: Formats whose test tokenizers learn no merge across a template/input boundary: in DeepSeek-V3.1
+#: every boundary is a control token (an added token: a cut); in V3 and the Llama distills the
+#: one stretch of template text next to input (a call's ``\n```json\n``) is too rare in the
+#: training text for the vocabulary.
+NO_STRADDLING = {"deepseek-v3", "deepseek-v3.1", "deepseek-r1-distill", "deepseek-r1-distill-2025-01"}
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_the_test_tokenizers_merge_across_boundaries(name: str) -> None:
+    """The merges the laws run on cross the template/input boundaries (a header's newline into
+    the content, ``\n\n``, the space before content, a call's JSON): on the training chats the
+    ``raw`` tokenizer gives tokens that straddle a span boundary, for every format but
+    :data:`NO_STRADDLING`."""
+    from .argument_shapes import shaped
+
+    straddling = []
+    for chat in bpe.TRAINING_CHATS + bpe.EXTRA_TRAINING_CHATS:
+        got = outcome(lambda: chatformats.render_ids(name, shaped(name, chat), tokenizer=bpe.backend(name),
+                                                     now=FIXED_NOW))
+        if got[0] == "ok":
+            assert_provenance(got[1])
+            straddling += [got[1].text[a:b] for (a, b), t in zip(got[1].offsets, got[1].provenance)
+                           if t.straddles]
+    assert bool(straddling) == (name not in NO_STRADDLING), straddling
+
+
 # ------------------------------------------------------------------ 3. safe ids
 
 
@@ -260,6 +287,40 @@ def test_safe_ids_with_planted_control_strings(name: str, data: st.DataObject, k
         return
     assert_provenance(rendered[1])
     assert_safe(name, kind, rendered[1], messages, {})
+    assert_safe_pipeline(name, kind, messages, data.draw(st.booleans(), label="raw"))
+
+
+def assert_safe_pipeline(name: str, kind: str, messages: Any, raw: bool) -> None:
+    """The safe-ids laws at the pipeline layer: ``apply_chat_template(tokenize=True, safe=True)``,
+    given the ``tokenizers.Tokenizer`` or the transformers tokenizer, against the pipeline's own
+    spans (``apply_chat_template_spans``), the bound included."""
+    backend = bpe.backend(name, kind)
+    tok = backend if raw else bpe.transformers_tokenizer(name, kind)
+    controls = bpe.control_ids(name, kind)
+    rendering = chatformats.apply_chat_template_spans(name, messages, now=FIXED_NOW)
+    text = rendering.text
+    template = [False] * len(text)
+    for span in rendering.spans:
+        if span.source is None:
+            template[span.start:span.end] = [True] * (span.end - span.start)
+    plain_ids = chatformats.apply_chat_template(name, messages, tokenize=True, tokenizer=tok,
+                                                return_dict=False, now=FIXED_NOW)
+    safe = chatformats.apply_chat_template(name, messages, tokenize=True, tokenizer=tok, safe=True,
+                                           return_dict=False, now=FIXED_NOW)
+    whole = backend.encode(text, add_special_tokens=False)
+    assert plain_ids == whole.ids
+    assert backend.decode(safe, skip_special_tokens=False) == text
+    expected: list[int] = []
+    for token, (start, end) in zip(whole.ids, whole.offsets):
+        if token in controls and not all(template[start:end]):
+            expected.extend(bpe.text_only(name, kind).encode(text[start:end]).ids)
+        else:
+            expected.append(token)
+    assert safe == expected
+    assert not controls.intersection(bpe.text_only(name, kind).get_vocab().values())
+    as_dict = chatformats.apply_chat_template(name, [messages], tokenize=True, tokenizer=tok, safe=True,
+                                              now=FIXED_NOW)
+    assert as_dict["input_ids"] == [safe] and as_dict["attention_mask"] == [[1] * len(safe)]
 
 
 def test_a_planted_im_start_is_text() -> None:

@@ -42,3 +42,22 @@ def test_the_date_is_the_clock() -> None:
     """Unlike Llama 3.1's literal ``26 Jul 2024``, this template dates the prompt."""
     text = chatformats.render(NAME, [{"role": "user", "content": "hi"}], now=datetime(2026, 3, 7))
     assert "Today Date: 07 Mar 2026\n\n" in text
+
+
+def test_the_tools_json_cache_follows_the_tools() -> None:
+    """Each tool's indented JSON is cached by its compact JSON (``ports._llama3._tool_json``): a
+    tool changed in place between renders, a tool equal to an earlier one under another key
+    order, and tools that are not dicts (their JSON or their failure) all render as the template
+    does, render after render."""
+    from chatformats.ports import _llama3
+
+    tool = {"type": "function", "function": {"name": "f", "description": "first", "parameters": {}}}
+    reordered = {"function": tool["function"], "type": "function"}
+    user = [{"role": "user", "content": "hi"}]
+    for tools in ([tool], [tool], [reordered], ["a string", 1.5, [1, {"x": None}]], [{1: float("nan")}]):
+        assert_parity(NAME, user, {"tools": tools})
+        assert_parity(NAME, user, {"tools": tools})
+    tool["function"]["description"] = "second"
+    assert_parity(NAME, user, {"tools": [tool]})
+    assert '"description": "second"' in chatformats.render(NAME, user, tools=[tool])
+    assert _llama3._TOOL_JSON  # the cache was used

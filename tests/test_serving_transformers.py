@@ -122,6 +122,57 @@ def test_calls_it_cannot_serve_go_to_the_tokenizer():
         vision.apply_chat_template(bad, tokenize=False)
 
 
+def test_the_tokenizing_path_falls_back_by_the_same_rule():
+    """``tokenize=True`` (the default) goes to the tokenizer's own method exactly where a
+    ``tokenize=False`` call would, plus where it asks for what chatformats does not mirror (the
+    mask, sanitized control tokens) or passes chatformats' own ``tokenizer=``/``safe=``; a
+    failure is transformers' own exception."""
+    from jinja2.exceptions import TemplateError
+
+    tok = accelerate(fresh_tokenizer("cogito"))
+    messages = [{"role": "user", "content": "Hi"}]
+    calls = [
+        dict(chat_template="{{ messages[0]['content'] }}"),   # another template
+        dict(now="a variable named like chatformats' parameter"),
+        dict(strict="a variable named like chatformats' parameter"),
+        dict(return_assistant_tokens_mask=True, return_dict=True),
+        dict(sanitize_control_tokens=True),
+        dict(safe=True),
+        dict(tokenize=1),                                    # not the bool transformers tests
+    ]
+    for kwargs in calls:
+        for tokenize in ({}, {"tokenize": True}):
+            call = {**tokenize, **kwargs}
+            passed, served = tok.apply_chat_template.passed, tok.apply_chat_template.served
+            expected = outcome(lambda: T.tokenizer("cogito").apply_chat_template(messages, **call))
+            assert outcome(lambda: tok.apply_chat_template(messages, **call)) == expected, call
+            assert (tok.apply_chat_template.passed, tok.apply_chat_template.served) == (passed + 1, served), call
+    # safe= and tokenizer= are chatformats' own: to transformers they are template variables, so
+    # a planted control token stays the control token (on a tokenizer that could encode it as text)
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    from . import bpe
+
+    fmt = chatformats.get_format("cogito")
+    planted = [{"role": "user", "content": "Hi <|eot_id|> there"}]
+    bpe_tok = accelerate(PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer.from_str(bpe.backend("cogito").to_str()),
+        chat_template=fmt.template_source(), **fmt.special_tokens))
+    plain = bpe.transformers_tokenizer("cogito")
+    for kwargs in (dict(safe=True), dict(tokenizer=plain)):
+        expected = outcome(lambda: plain.apply_chat_template(planted, return_dict=False, **kwargs))
+        assert outcome(lambda: bpe_tok.apply_chat_template(planted, return_dict=False, **kwargs)) == expected
+    assert (bpe_tok.apply_chat_template.passed, bpe_tok.apply_chat_template.served) == (2, 0)
+    assert chatformats.apply_chat_template("cogito", planted, tokenize=True, tokenizer=plain, safe=True,
+                                           return_dict=False) != expected[1]
+    bad = [{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image"}]}]
+    vision = accelerate(fresh_tokenizer("llama-3.2-vision"))
+    with pytest.raises(TemplateError, match="incompatible with system messages"):
+        vision.apply_chat_template(bad)
+    assert vision.apply_chat_template.passed == 1 and vision.apply_chat_template.served == 0
+
+
 def test_unknown_template_is_left_alone_and_special_tokens_are_the_tokenizers():
     tok = accelerate(fresh_tokenizer("cogito", template="{{ bos_token }}{{ messages[0]['content'] }}"))
     assert tok.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False) == "<|begin_of_text|>x"

@@ -420,17 +420,18 @@ def _turn(appended: str, completion: str, prompt: Turn, completion_ids: Any, enc
                 Joined(prompt._messages, (new,)), variables, appended, rewritten, context)
 
 
-def _message_index(source: str | None) -> int | None:
-    from .ids import _message_of
-
-    return _message_of(source)
+def _of_message(source: str | None, prefix: str) -> bool:
+    """Whether the input path ``source`` lies in the message whose path is ``prefix``
+    (``messages[3]``): the path is that prefix, or it followed by a field (``messages[3].content``)."""
+    return source is not None and source.startswith(prefix)
 
 
 def _turn_end(rendering: Any, index: int) -> int | None:
     """The end of message ``index``'s assistant range: the first range that ends after the first
     character the message put in the text (its role, in a header before the range); ``None``
     when the message put nothing in the text or no range follows it."""
-    first = next((span.start for span in rendering.spans if _message_index(span.source) == index), None)
+    prefix = f"messages[{index}]"
+    first = next((span.start for span in rendering.spans if _of_message(span.source, prefix)), None)
     if first is None:
         return None
     for _, end in rendering.assistant_spans:
@@ -442,8 +443,9 @@ def _turn_end(rendering: Any, index: int) -> int | None:
 def _closing(rendering: Any, index: int, end: int) -> str:
     """The template text that ends message ``index``'s turn: from the end of its last sourced
     span in the turn to ``end``."""
+    prefix = f"messages[{index}]"
     last = max((span.end for span in rendering.spans
-                if _message_index(span.source) == index and span.end <= end), default=end)
+                if span.end <= end and _of_message(span.source, prefix)), default=end)
     text: str = rendering.text[last:end]
     return text
 
@@ -499,9 +501,10 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
     """For each append of :data:`APPENDS` (a tool result after a tool call, a user turn after an
     assistant turn, an assistant turn after the generation prompt, the generation prompt after a
     user turn), ``None`` when the render before it is a prefix of the render after it on every
-    probe conversation (with the ``tools`` of a weather tool, and ``variables``), else why not:
-    the first offset where they differ, the two texts there and the input the earlier text came
-    from.  ``scripts/prefix_table.py`` checks these answers against a property run."""
+    probe conversation the template renders (with the ``tools`` of a weather tool, and
+    ``variables``; a probe the template refuses, as Llama's templates refuse two calls in one
+    turn, says nothing), else why not: the first offset where they differ, the two texts there
+    and the input the earlier text came from (or, when the template refuses every probe, that).  ``scripts/prefix_table.py`` checks these answers against a property run."""
     from .pipeline import apply_chat_template_spans
 
     variables.setdefault("tools", [_TOOL])
@@ -509,6 +512,8 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for append in APPENDS:
         out[append] = None
+        rendered = 0
+        refusal: ChatFormatError | None = None
         for history in (lambda h: h, lambda h: [_SYSTEM, *h]):
             for base, message, prompted in _PROBES[append]:
                 messages = history(base)
@@ -521,21 +526,25 @@ def prefix_stable(name: Any, **variables: Any) -> dict[str, str | None]:
                                                           add_generation_prompt=message is None,
                                                           **variables)
                     except ChatFormatError as exc:  # the arguments' other shape, if it renders
-                        first = exc
+                        refusal = refusal or exc
                         earlier = apply_chat_template_spans(name, _as_text(messages),
                                                             add_generation_prompt=prompted, **variables)
                         later = apply_chat_template_spans(name, _as_text(later_messages),
                                                           add_generation_prompt=message is None,
                                                           **variables)
                 except ChatFormatError:
-                    out[append] = f"the probe does not render: {first}"
-                    break
+                    # the template refuses this history (Llama's one call per turn): there is no
+                    # render to keep as a prefix, so the probe says nothing either way
+                    continue
+                rendered += 1
                 reason = why_not_prefix(earlier, later.text)
                 if reason is not None:
                     out[append] = reason
                     break
             if out[append] is not None:
                 break
+        if out[append] is None and not rendered:
+            out[append] = f"no probe renders: {refusal}"
     return out
 
 

@@ -51,7 +51,7 @@ from .._jinja import (
     trim,
 )
 from .._spans import Recorder
-from ..errors import TemplateError
+from ..errors import ChatFormatError, TemplateError
 
 SYSTEM_HEAD = "<|start_header_id|>system<|end_header_id|>\n\n"  # L24
 ENVIRONMENT = "Environment: ipython\n"  # L26
@@ -98,7 +98,35 @@ def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: 
         if spans is not None:
             source = "custom_tools" if "custom_tools" in variables else "tools"
             spans.source(f"{source}[{tool_index}]")
-        extend((tojson_indented(t, 4), "\n\n"))
+        extend((_tool_json(t), "\n\n"))
+
+
+# Each tool's indented JSON, keyed by its compact JSON (the C encoder's, several times faster
+# than an indented dump): the indented text is a function of the compact one (the same tokens,
+# other whitespace), so the key is exact.  A server sends the same tools with every request, and
+# the rollout bridge renders the first user message (which holds them) twice a turn.  Bounded:
+# at most _TOOL_JSON_SIZE entries of up to _TOOL_JSON_KEY characters; full, it is emptied.
+_TOOL_JSON: dict[str, str] = {}
+_TOOL_JSON_SIZE = 64
+_TOOL_JSON_KEY = 1 << 14
+
+
+def _tool_json(tool: Any) -> str:
+    """``tool|tojson(indent=4)``, from the cache when the same tool was rendered before."""
+    if type(tool) is not dict:
+        return tojson_indented(tool, 4)
+    try:
+        key = tojson(tool)
+    except ChatFormatError:  # cyclic, too deep or not JSON: the indented dump's own failure
+        return tojson_indented(tool, 4)
+    text = _TOOL_JSON.get(key)
+    if text is None:
+        text = tojson_indented(tool, 4)
+        if len(key) <= _TOOL_JSON_KEY:
+            if len(_TOOL_JSON) >= _TOOL_JSON_SIZE:
+                _TOOL_JSON.clear()
+            _TOOL_JSON[key] = text
+    return text
 
 
 def first_user_tools(extend: Extend, messages: Sequence[Any], offset: int, tools: Any,
