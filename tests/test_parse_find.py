@@ -1,0 +1,49 @@
+"""The scanner's marker search (``_scan._find``, the closing-character skip) finds what the
+regex alone finds: the same match, from every position, for every state of every grammar."""
+
+from __future__ import annotations
+
+import random
+
+import chatformats
+from chatformats.parsing import _scan, load_grammar
+
+
+def _cases() -> list[tuple[str, object, object, list[str]]]:
+    out = []
+    for name in sorted({chatformats.get_format(f).grammar for f in chatformats.formats()} - {""}):
+        g = load_grammar(name)
+        for table in (g.STATES, g.RECOVER):
+            for st in table.values():
+                lits = [m[0] for m in st.markers]
+                for p in st.patterns or ((st.pattern,) if st.pattern is not None else ()):
+                    out.append((f"{name}/{st.name}", p, st.closers[p], lits))
+    return out
+
+
+def test_find_is_the_regex_search() -> None:
+    rng = random.Random(30)
+    cases = _cases()
+    assert sum(c[2] is not None for c in cases) > 20  # the skip is in use
+    for where, pattern, closer, lits in cases:
+        # Markers, their prefixes and suffixes (near misses, a closing character alone) and text.
+        pieces = lits + [lit[:k] for lit in lits for k in range(1, len(lit))]
+        pieces += [lit[k:] for lit in lits for k in range(1, len(lit))] + ["a", " ", "\n", ">", "|"]
+        for _ in range(60):
+            size = rng.randrange(0, 30) if rng.random() < 0.5 else rng.randrange(150, 400)
+            buf = "".join(rng.choice(pieces) for _ in range(size))
+            for pos in range(0, len(buf) + 1, max(1, len(buf) // 9)):
+                a = pattern.search(buf, pos)
+                b = _scan._find(pattern, closer, buf, pos)
+                assert (a and a.span()) == (b and b.span()), (where, buf, pos)
+        if closer is not None:  # a marker just after the tries: the regex's search on
+            for lit in lits:
+                if lit[-1] == closer[0]:
+                    buf = "x" + closer[0] * _scan.CLOSER_TRIES + lit
+                    assert _scan._find(pattern, closer, buf, 0).span() == pattern.search(buf).span()
+
+
+def test_closer_only_where_it_ends_every_marker() -> None:
+    assert _scan._closer(["<|eot_id|>", "<|eom_id|>"]) == (">", 10)
+    assert _scan._closer(["<a>b>"]) is None  # the character inside a marker: no skip
+    assert _scan._closer(["<a>", "<b|"]) is None
