@@ -47,3 +47,29 @@ def test_closer_only_where_it_ends_every_marker() -> None:
     assert _scan._closer(["<|eot_id|>", "<|eom_id|>"]) == (">", 10)
     assert _scan._closer(["<a>b>"]) is None  # the character inside a marker: no skip
     assert _scan._closer(["<a>", "<b|"]) is None
+
+
+def _held_by_slices(buf: str, pos: int, st: object) -> int:
+    """Rule 3 as stated: the longest tail of ``buf[pos:]`` that is a proper prefix of a marker."""
+    for k in range(min(st.longest - 1, len(buf) - pos), 0, -1):  # type: ignore[attr-defined]
+        if buf[-k:] in st.partials:  # type: ignore[attr-defined]
+            return k
+    return 0
+
+
+def test_held_is_the_longest_partial_tail() -> None:
+    rng = random.Random(31)
+    for name in sorted({chatformats.get_format(f).grammar for f in chatformats.formats()} - {""}):
+        g = load_grammar(name)
+        for table in (g.STATES, g.RECOVER):
+            for st in table.values():
+                lits = [m[0] for m in st.markers]
+                pieces = [lit[:k] for lit in lits for k in range(1, len(lit))] + ["a", " ", ">"]
+                if not lits:
+                    assert _scan._held("abc<", 0, st) == 0
+                    continue
+                for _ in range(80):
+                    buf = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 6)))
+                    for pos in range(len(buf) + 1):
+                        assert _scan._held(buf, pos, st) == _held_by_slices(buf, pos, st), (
+                            name, st.name, buf, pos)

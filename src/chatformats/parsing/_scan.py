@@ -98,7 +98,7 @@ class State:
 
     __slots__ = ("name", "region", "markers", "leads", "lead_miss", "lead_space", "value", "eager",
                  "stray", "what", "notes", "pattern", "patterns", "closers", "table", "partials",
-                 "longest")
+                 "longest", "tail")
 
     def __init__(self, name: str, region: str | None, *, markers: tuple[tuple[str, str, bool], ...] = (),
                  leads: tuple[tuple[str, str, bool], ...] = (), lead_miss: str | None = None,
@@ -133,6 +133,7 @@ class State:
         # Every proper prefix of a marker: what a chunk may end with and still become one.
         self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
         self.longest = max((len(s) for s in literals), default=0)
+        self.tail = _tail_pattern(literals)
 
 
 def _alternation(literals: list[str]) -> re.Pattern[str]:
@@ -144,6 +145,21 @@ def _alternation(literals: list[str]) -> re.Pattern[str]:
             prefix = prefix[:-1]
     rests = "|".join(re.escape(lit[len(prefix):]) for lit in literals)
     return re.compile(re.escape(prefix) + ("(?:" + rests + ")" if len(literals) > 1 else ""))
+
+
+def _tail_pattern(literals: list[str]) -> re.Pattern[str] | None:
+    """A regex matching, at the end of a text, any proper prefix of one of ``literals``
+    (for ``<|eot_id|>``: ``<``, ``<|``, ... ``<|eot_id|`` before the end): the leftmost match
+    from where such a tail could start is the longest (see :func:`_held`)."""
+    alternatives = []
+    for lit in literals:
+        if len(lit) < 2:
+            continue
+        rest = ""
+        for ch in reversed(lit[1:-1]):
+            rest = f"(?:{re.escape(ch)}{rest})?"
+        alternatives.append(re.escape(lit[0]) + rest)
+    return re.compile("(?:" + "|".join(alternatives) + ")\\Z") if alternatives else None
 
 
 def _closer(literals: list[str]) -> tuple[str, int] | None:
@@ -215,11 +231,10 @@ def check_states(states: dict[str, State]) -> None:
 def _held(buf: str, pos: int, st: State) -> int:
     """The length of the longest tail of ``buf[pos:]`` that is a proper prefix of a marker of
     ``st`` (what rule 3 holds back)."""
-    partials = st.partials
-    for k in range(min(st.longest - 1, len(buf) - pos), 0, -1):
-        if buf[-k:] in partials:
-            return k
-    return 0
+    if st.tail is None:
+        return 0
+    m = st.tail.search(buf, max(pos, len(buf) - st.longest + 1))
+    return len(buf) - m.start() if m is not None else 0
 
 
 class Scanner:
