@@ -1,8 +1,11 @@
-"""The scanner's marker search (``_scan._find``, the closing-character skip) finds what the
-regex alone finds: the same match, from every position, for every state of every grammar."""
+"""The scanner's fast paths are its definitions: the marker search (``_scan._find``, the
+closing-character skip) finds what the regex alone finds, from every position, for every state
+of every grammar; the held-back tail (``_scan._held``) is rule 3's longest partial marker; and
+a parse leaves no reference cycle (its copies of the completion are freed on return)."""
 
 from __future__ import annotations
 
+import gc
 import random
 
 import chatformats
@@ -73,3 +76,23 @@ def test_held_is_the_longest_partial_tail() -> None:
                     for pos in range(len(buf) + 1):
                         assert _scan._held(buf, pos, st) == _held_by_slices(buf, pos, st), (
                             name, st.name, buf, pos)
+
+
+def test_a_parse_leaves_no_cycle() -> None:
+    from chatformats import ResponseParser, parse_response
+
+    for name in ("llama-3.2-vision-2024-09", "qwen3-tool-agent", "deepseek-v3", "kimi-k2"):
+        text = "Some text < with a <| near miss.\n" * 50
+        for strict in (False, True):
+            parse_response(name, text, prefix="", strict=strict)
+            gc.collect()
+            gc.disable()
+            try:
+                parse_response(name, text, prefix="", strict=strict)
+                parser = ResponseParser(name, prefix="", strict=strict)
+                parser.feed(text)
+                parser.close()
+                del parser
+                assert gc.collect() == 0, (name, strict)
+            finally:
+                gc.enable()

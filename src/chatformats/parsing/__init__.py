@@ -261,6 +261,9 @@ class ResponseParser:
 
     def _message(self) -> ParsedMessage:
         self._closed = True
+        # The scanner's callback is this parser's bound method: dropped, the two hold no cycle
+        # and the completion's copies are freed on return instead of by the cyclic collector.
+        self._scanner.on_close = None  # type: ignore[assignment]
         message = ParsedMessage(role="assistant", content="".join(self._content))
         reasoning = "".join(self._reasoning)
         if reasoning:

@@ -44,6 +44,9 @@ can check the bound without a clock.  A state whose markers begin with different
 (the recovering Llama content: ``<|eot_id|>`` and ``{"name"``) has one alternation per first
 character, each with a literal prefix ``re`` searches for quickly; within one chunk each keeps
 its last match, valid while the scan has not passed it, so each is searched forward only.
+An alternation whose markers all end with one closing character (``>``) first looks for that
+character with ``str.find`` (:func:`_find`): text without it is passed at ``memchr`` speed, and
+the regex walks only the window before each occurrence (a few of them, then on from there).
 """
 
 from __future__ import annotations
