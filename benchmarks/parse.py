@@ -26,14 +26,18 @@ of ``<think>``-like near misses), in both readings.
 Readings: each row times the default (recovering) reading; ``strict`` is the exact one on the
 same text, so the cost of recovery on exact output shows as their ratio.
 
-The ``renderers`` package (0.1.12, the ``bench`` extra) where it has the model: its
-``parse_qwen3`` (Qwen3 2507 and the tool agent) and ``parse_llama_3`` (Llama 3.2 Vision, Llama 3.1), which
-read token ids through the model's tokenizer.  No model tokenizer is downloaded: an in-process
-byte-level tokenizer (``tokenizers``' ByteLevel alphabet, no merges, the format's control tokens
-as special tokens) gives the ids, so each byte is a token (a real vocabulary has about four times
-fewer ids to decode: renderers' times are an upper bound).  Its ids are computed before timing
-(a server hands the sampled ids over), and its message must agree with chatformats' (content and
-reasoning as renderers strips them, the calls' names and arguments) before anything is timed.
+The ``renderers`` package (0.1.12, the ``bench`` extra) where it has the model (``RENDERERS``:
+``parse_qwen3`` for the Qwen3 texts, ``parse_llama_3`` for Llama 3.1, 3.2 and 3.2 Vision,
+``parse_deepseek_v3`` for DeepSeek-V3 and R1, ``parse_glm`` for GLM-4.5, ``parse_kimi_k2`` for
+Kimi-K2), which read token ids through the model's tokenizer.  No model tokenizer is downloaded:
+an in-process byte-level tokenizer (``tokenizers``' ByteLevel alphabet, no merges, the format's
+control tokens as special tokens) gives the ids, so each byte is a token (a real vocabulary has
+about four times fewer ids to decode: renderers' times are an upper bound).  Its ids are computed
+before timing (a server hands the sampled ids over), and its message must agree with
+chatformats' before anything is timed: content and reasoning compared stripped (renderers strips
+them; GLM's content keeps the newlines after ``</think>`` where there is no call), the calls'
+names and arguments, a string of arguments decoded (the DeepSeek grammars keep the string the
+template wrote; renderers decodes it).
 """
 
 from __future__ import annotations
@@ -139,16 +143,31 @@ def _engines(name: str, prefix: str, text: str, stream: bool) -> dict[str, Calla
 
 _RENDERERS: dict[str, Any] = {}
 
-#: The renderers parser of each grammar that has one, and the control tokens its tokenizer needs.
+#: The renderers parser of each grammar whose models it has (benchmarks/renderers_compare.py's
+#: MAPPING: Qwen3, Llama 3, DeepSeek-V3/R1, GLM-4.5, Kimi-K2; it routes the R1 distills to
+#: their base models' renderers, no Qwen2.5, Qwen3-Coder or DeepSeek-V3.1 format is mapped to
+#: it, and its gpt-oss parser needs the harmony encoding, which it downloads), and the control
+#: tokens its tokenizer needs.
+_QWEN3 = ("qwen3", ("<|im_end|>", "<|endoftext|>", "<think>", "</think>", "<tool_call>",
+                    "</tool_call>"))
+_LLAMA3 = ("llama_3", ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>", "<|end_header_id|>"))
+_DEEPSEEK_V3 = ("deepseek_v3", ("<｜end▁of▁sentence｜>", "<｜tool▁calls▁begin｜>",
+                                "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>",
+                                "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"))
 RENDERERS = {
-    "qwen3_tool_agent": ("qwen3", ("<|im_end|>", "<|endoftext|>", "<think>", "</think>",
-                                    "<tool_call>", "</tool_call>")),
-    "qwen3_instruct_2507": ("qwen3", ("<|im_end|>", "<|endoftext|>", "<think>", "</think>",
-                                       "<tool_call>", "</tool_call>")),
-    "llama3_2_vision": ("llama_3", ("<|eot_id|>", "<|eom_id|>", "<|start_header_id|>",
-                                    "<|end_header_id|>")),
+    "qwen3_tool_agent": _QWEN3,  # qwen3, qwen3-2025-04, the 2507 texts, the tool agent
+    "qwen3_instruct_2507": _QWEN3,
+    "llama3_2_vision": _LLAMA3,  # llama-3.2 and the Vision texts
+    "llama3_1": _LLAMA3,
+    "deepseek_v3": _DEEPSEEK_V3,
+    "deepseek_r1": _DEEPSEEK_V3,  # DeepSeekR1Renderer reads with parse_deepseek_v3
+    "glm4_5": ("glm", ("<|endoftext|>", "<|user|>", "<|observation|>", "<think>", "</think>",
+                       "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>",
+                       "</arg_value>")),
+    "kimi_k2": ("kimi_k2", ("<|im_end|>", "<|tool_calls_section_begin|>",
+                            "<|tool_calls_section_end|>", "<|tool_call_begin|>",
+                            "<|tool_call_argument_begin|>", "<|tool_call_end|>")),
 }
-RENDERERS["llama3_1"] = RENDERERS["llama3_2_vision"]  # one cached tokenizer per parser
 
 
 def _byte_tokenizer(specials: tuple[str, ...]) -> Any:
@@ -181,31 +200,63 @@ def renderers_engine(name: str, text: str,
     ids = tok.encode(text, add_special_tokens=False)
     assert tok.decode(ids, skip_special_tokens=False) == text
     cid = tok.convert_tokens_to_ids
+    prefilled = prefix.endswith(("<think>", "<think>\n"))  # the prompt opened the block
     if parser == "qwen3":
         stops = {cid("<|im_end|>"), cid("<|endoftext|>")}
-        prefilled = prefix.endswith("<think>\n")  # Thinking-2507's prompt opens the block
 
         def parse() -> Any:
             return rparsing.parse_qwen3(tok, ids, stop_ids=stops, tool_call_id=cid("<tool_call>"),
                                         tool_call_end_id=cid("</tool_call>"),
                                         reasoning_end_id=cid("</think>"),
                                         prefilled_thinking=prefilled)
+    elif parser == "deepseek_v3":
+        def parse() -> Any:
+            return rparsing.parse_deepseek_v3(
+                tok, ids, stop_ids={cid("<｜end▁of▁sentence｜>")},
+                tool_calls_begin_id=cid("<｜tool▁calls▁begin｜>"),
+                tool_calls_end_id=cid("<｜tool▁calls▁end｜>"),
+                tool_call_begin_id=cid("<｜tool▁call▁begin｜>"),
+                tool_call_end_id=cid("<｜tool▁call▁end｜>"), tool_sep_id=cid("<｜tool▁sep｜>"),
+                prefilled_thinking=prefilled)
+    elif parser == "glm":
+        def parse() -> Any:
+            return rparsing.parse_glm(
+                tok, ids, stop_ids={cid("<|endoftext|>"), cid("<|user|>"), cid("<|observation|>")},
+                think_id=cid("<think>"), think_end_id=cid("</think>"),
+                tool_call_id=cid("<tool_call>"), tool_call_end_id=cid("</tool_call>"),
+                arg_key_id=cid("<arg_key>"), arg_key_end_id=cid("</arg_key>"),
+                arg_value_id=cid("<arg_value>"), arg_value_end_id=cid("</arg_value>"),
+                tools=TOOLS, prefilled_thinking=prefilled)
+    elif parser == "kimi_k2":
+        def parse() -> Any:
+            return rparsing.parse_kimi_k2(
+                tok, ids, stop_ids={cid("<|im_end|>")},
+                tool_calls_section_begin_id=cid("<|tool_calls_section_begin|>"),
+                tool_calls_section_end_id=cid("<|tool_calls_section_end|>"),
+                tool_call_begin_id=cid("<|tool_call_begin|>"),
+                tool_call_argument_begin_id=cid("<|tool_call_argument_begin|>"),
+                tool_call_end_id=cid("<|tool_call_end|>"), prefilled_thinking=prefilled)
     else:
         stops = {cid("<|eot_id|>"), cid("<|eom_id|>")}
 
         def parse() -> Any:
             return rparsing.parse_llama_3(tok, ids, stop_ids=stops)
 
-    def view(r: Any) -> Any:
-        return (r.content, r.reasoning_content or "",
+    def view(r: Any) -> Any:  # (GLM's content keeps the newlines after </think>: stripped)
+        return (r.content.strip(), (r.reasoning_content or "").strip(),
                 [(c.name, c.arguments) for c in r.tool_calls])
 
     return parse, view
 
 
 def _ours_viewed(message: dict[str, Any]) -> Any:
+    """chatformats' message as renderers' is compared: content and reasoning stripped (renderers
+    strips them), each call's name and arguments, a string of arguments decoded (the DeepSeek
+    grammars keep the string the template wrote, renderers decodes it)."""
     return (message["content"].strip(), message.get("reasoning_content", "").strip(),
-            [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])])
+            [(c["function"]["name"], json.loads(c["function"]["arguments"])
+              if isinstance(c["function"]["arguments"], str) else c["function"]["arguments"])
+             for c in message.get("tool_calls", [])])
 
 
 def _time(fn: Callable[[], Any], budget: float) -> float:
@@ -239,13 +290,13 @@ def compare(name: str, rounds: int, budget: float, long_chars: int,
             if not stream:
                 engines["strict"] = (lambda n=name, t=text, p=prefix:
                                      parse_response(n, t, prefix=p, tools=TOOLS, strict=True))
-                ours_untyped = parse_response(name, text, prefix=prefix)
                 r = renderers_engine(name, text, prefix) if with_renderers else None
                 if r is not None:
                     rparse, view = r
-                    if view(rparse()) != _ours_viewed(ours_untyped):
+                    ours = _ours_viewed(results["chatformats"])
+                    if view(rparse()) != ours:
                         raise SystemExit(f"{name}/{workload}: renderers disagrees:\n"
-                                         f"{view(rparse())}\n{_ours_viewed(ours_untyped)}")
+                                         f"{view(rparse())}\n{ours}")
                     engines["renderers"] = rparse
             times: dict[str, list[float]] = {k: [] for k in engines}
             for _ in range(rounds):
@@ -305,10 +356,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small inputs, one short round, print only")
     ap.add_argument("--out", default="benchmarks/results/parse.md", help="where to write the table")
     ap.add_argument("--rounds", type=int, default=3, help="rounds per measurement (default 3)")
+    ap.add_argument("--budget", type=float, default=0.1,
+                    help="CPU seconds per timed batch (default 0.1)")
     ap.add_argument("--formats", nargs="+", metavar="NAME",
                     help="only these formats (default: every format with a parser)")
     args = ap.parse_args(argv)
-    rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (args.rounds, 0.1, 20_000, 20_000)
+    rounds, budget, long_chars, n = (1, 0.02, 2000, 2000) if args.quick else (args.rounds, args.budget, 20_000, 20_000)
     rows, scale = [], []
     for name in args.formats or chatformats.formats():
         if not chatformats.get_format(name).grammar:  # no parser yet

@@ -185,7 +185,8 @@ class ResponseParser:
                 start = max(start, at + len(anchor))
         tail = prefix[start:] if start >= 0 else ""
         self._scanner.offset = -len(tail)
-        self.initial_events = self._run(tail, False)
+        # (no text of the turn in the prefix: nothing to scan, no events)
+        self.initial_events = self._run(tail, False) if tail else []
         if self._scanner.state.name == "end":
             raise ParseError(f"{name}: the prefix's assistant turn is already closed")
 
@@ -256,7 +257,13 @@ class ResponseParser:
         if self._closed:
             raise ChatFormatError("ResponseParser already closed")
         self.final_events = self._run("", True)
+        return self._message(), self.final_events
+
+    def _message(self) -> ParsedMessage:
         self._closed = True
+        # The scanner's callback is this parser's bound method: dropped, the two hold no cycle
+        # and the completion's copies are freed on return instead of by the cyclic collector.
+        self._scanner.on_close = None  # type: ignore[assignment]
         message = ParsedMessage(role="assistant", content="".join(self._content))
         reasoning = "".join(self._reasoning)
         if reasoning:
@@ -264,7 +271,7 @@ class ResponseParser:
         if self._tool_calls:
             message["tool_calls"] = self._tool_calls
         message.diagnostics = list(self._scanner.diagnostics)
-        return message, self.final_events
+        return message
 
     def close(self) -> ParsedMessage:
         """End the input and return the message."""
@@ -302,8 +309,10 @@ def parse_response(name: str, response: Any, *, prefix: Any, tools: Any = None,
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
         parser = ResponseParser(name, prefix=prefix, tools=tools, strict=strict)
-        parser.feed(response)
-        return parser.close()
+        # The whole text at once with the end of input: the message of feed() then close()
+        # (any split gives the same message), without a second pass over held-back text.
+        parser.final_events = parser._run(response, True)
+        return parser._message()
     if not isinstance(response, (list, tuple)) or not all(isinstance(r, str) for r in response):
         raise TypeError("response must be a str or a list of str")
     parsed = []

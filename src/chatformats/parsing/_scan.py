@@ -44,6 +44,9 @@ can check the bound without a clock.  A state whose markers begin with different
 (the recovering Llama content: ``<|eot_id|>`` and ``{"name"``) has one alternation per first
 character, each with a literal prefix ``re`` searches for quickly; within one chunk each keeps
 its last match, valid while the scan has not passed it, so each is searched forward only.
+An alternation whose markers all end with one closing character (``>``) first looks for that
+character with ``str.find`` (:func:`_find`): text without it is passed at ``memchr`` speed, and
+the regex walks only the window before each occurrence (a few of them, then on from there).
 """
 
 from __future__ import annotations
@@ -97,7 +100,8 @@ class State:
     """One state of a format's scanner (see the module docstring)."""
 
     __slots__ = ("name", "region", "markers", "leads", "lead_miss", "lead_space", "value", "eager",
-                 "stray", "what", "notes", "pattern", "patterns", "table", "partials", "longest")
+                 "stray", "what", "notes", "pattern", "patterns", "closers", "table", "partials",
+                 "longest", "tail")
 
     def __init__(self, name: str, region: str | None, *, markers: tuple[tuple[str, str, bool], ...] = (),
                  leads: tuple[tuple[str, str, bool], ...] = (), lead_miss: str | None = None,
@@ -124,10 +128,15 @@ class State:
         for lit in literals:
             groups.setdefault(lit[0], []).append(lit)
         self.patterns = tuple(_alternation(g) for g in groups.values()) if len(groups) > 1 else ()
+        # Each alternation's closing character (see _find), or None.
+        self.closers = {p: _closer(g) for p, g in zip(self.patterns, groups.values())}
+        if self.pattern is not None and not self.patterns:
+            self.closers[self.pattern] = _closer(literals)
         self.table = {m[0]: (m[1], m[2]) for m in markers}
         # Every proper prefix of a marker: what a chunk may end with and still become one.
         self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
         self.longest = max((len(s) for s in literals), default=0)
+        self.tail = _tail_pattern(literals)
 
 
 def _alternation(literals: list[str]) -> re.Pattern[str]:
@@ -139,6 +148,61 @@ def _alternation(literals: list[str]) -> re.Pattern[str]:
             prefix = prefix[:-1]
     rests = "|".join(re.escape(lit[len(prefix):]) for lit in literals)
     return re.compile(re.escape(prefix) + ("(?:" + rests + ")" if len(literals) > 1 else ""))
+
+
+def _tail_pattern(literals: list[str]) -> re.Pattern[str] | None:
+    """A regex matching, at the end of a text, any proper prefix of one of ``literals``
+    (for ``<|eot_id|>``: ``<``, ``<|``, ... ``<|eot_id|`` before the end): the leftmost match
+    from where such a tail could start is the longest (see :func:`_held`)."""
+    alternatives = []
+    for lit in literals:
+        if len(lit) < 2:
+            continue
+        rest = ""
+        for ch in reversed(lit[1:-1]):
+            rest = f"(?:{re.escape(ch)}{rest})?"
+        alternatives.append(re.escape(lit[0]) + rest)
+    return re.compile("(?:" + "|".join(alternatives) + ")\\Z") if alternatives else None
+
+
+def _closer(literals: list[str]) -> tuple[str, int] | None:
+    """``(c, longest)`` when every literal ends with the character ``c`` and holds it nowhere
+    else (control tokens end so: ``>``, ``|>``, ``｜>``), else None (see :func:`_find`)."""
+    c = literals[0][-1]
+    if all(lit[-1] == c and c not in lit[:-1] for lit in literals):
+        return c, max(len(lit) for lit in literals)
+    return None
+
+
+#: Occurrences of a closing character :func:`_find` tries before it searches on with the regex.
+CLOSER_TRIES = 4
+#: The text :func:`_find` leaves to the regex alone, shorter than this (the calls cost more).
+CLOSER_MIN = 256
+
+
+def _find(pattern: re.Pattern[str], closer: tuple[str, int] | None, buf: str, pos: int) -> Any:
+    """``pattern.search(buf, pos)``, the same match, found sooner where the alternation has a
+    closing character (:func:`_closer`).  Every match ends at an occurrence of it and holds no
+    other, so matches end in the order they start: the first match is the first one found in
+    the window that ends at an occurrence, the occurrences taken in order.  ``str.find`` of one
+    character (``memchr``) skips text without any closing character far faster than the regex
+    walks it (a near miss such as ``<|`` or ``<thi`` is a prefix of a marker, without its
+    closing character); after :data:`CLOSER_TRIES` occurrences without a match the regex
+    searches on after the last of them (text full of the character costs at most those tries
+    more)."""
+    if closer is None:
+        return pattern.search(buf, pos)
+    c, longest = closer
+    i = pos
+    for _ in range(CLOSER_TRIES):
+        q = buf.find(c, i)
+        if q < 0:
+            return None
+        m = pattern.search(buf, max(pos, q + 1 - longest), q + 1)
+        if m is not None:
+            return m
+        i = q + 1
+    return pattern.search(buf, i)  # (a match holds no closing character but its last)
 
 
 def check_states(states: dict[str, State]) -> None:
@@ -170,11 +234,10 @@ def check_states(states: dict[str, State]) -> None:
 def _held(buf: str, pos: int, st: State) -> int:
     """The length of the longest tail of ``buf[pos:]`` that is a proper prefix of a marker of
     ``st`` (what rule 3 holds back)."""
-    partials = st.partials
-    for k in range(min(st.longest - 1, len(buf) - pos), 0, -1):
-        if buf[-k:] in partials:
-            return k
-    return 0
+    if st.tail is None:
+        return 0
+    m = st.tail.search(buf, max(pos, len(buf) - st.longest + 1))
+    return len(buf) - m.start() if m is not None else 0
 
 
 class Scanner:
@@ -206,17 +269,24 @@ class Scanner:
 
     def _search(self, st: State, buf: str, pos: int) -> Any:
         """The earliest marker of ``st`` in ``buf`` from ``pos`` (a regex match, or None)."""
+        # (short text: the regex alone, _find's calls cost more than they save)
+        short = len(buf) - pos < CLOSER_MIN
         if not st.patterns:
-            return st.pattern.search(buf, pos) if st.pattern is not None else None
+            if st.pattern is None:
+                return None
+            if short:
+                return st.pattern.search(buf, pos)
+            return _find(st.pattern, st.closers[st.pattern], buf, pos)
         best = None
         found = self._found
+        closers = st.closers
         for p in st.patterns:
             if p in found:
                 m = found[p]
                 if m is not None and m.start() < pos:
-                    m = found[p] = p.search(buf, pos)
+                    m = found[p] = p.search(buf, pos) if short else _find(p, closers[p], buf, pos)
             else:
-                m = found[p] = p.search(buf, pos)
+                m = found[p] = p.search(buf, pos) if short else _find(p, closers[p], buf, pos)
             if m is not None and (best is None or m.start() < best.start()):
                 best = m
         return best
