@@ -38,7 +38,7 @@ from chatformats._window import RULES, FinalRule, FlagsRule, ResetFlagsRule, Too
 from . import bpe, budget
 from .oracle import FIXED_NOW
 from .test_bridge import (TOOL, completion_of, full_path, has_parser, read_back, reasoning_key,
-                          rich_assistant, same_turn, texts)
+                          rich_assistant, rich_follow_up, same_turn, texts)
 
 FLAG_FORMATS = sorted(name for name, rule in RULES.items() if isinstance(rule, (FlagsRule, FinalRule)))
 PER_FORMAT = budget.per_format(150)
@@ -402,3 +402,174 @@ def test_a_solar_turn_that_reasons_extends_its_prompt() -> None:
     full = chatformats.apply_chat_template(name, [*prompt.messages, sampled, *new], tools=[TOOL],
                                            add_generation_prompt=True, now=FIXED_NOW)
     assert turn.text == full and turn.messages[-2] == sampled
+
+
+# ---------------------------------------------------------------- the sampled policy's window
+
+#: Every format with a window rule.
+WINDOWED = sorted(RULES)
+
+
+def sampled_step(name: str, prompt: Any, completion: str, new: list[Any], given_message: Any) -> Any:
+    """:func:`step` under ``policy="sampled"``."""
+    tok = bpe.backend(name)
+    outcomes = []
+    for start in (prompt, full_path(prompt)):
+        try:
+            outcomes.append(chatformats.bridge(name, start, completion, new, tokenizer=tok,
+                                               message=given_message, policy="sampled"))
+        except chatformats.ChatFormatError as exc:
+            outcomes.append(exc)
+    turn, slow = outcomes
+    if isinstance(turn, Exception) or isinstance(slow, Exception):
+        assert (type(turn), str(turn)) == (type(slow), str(slow))
+        return turn
+    rewritten = turn is not None and turn.rewritten is not None
+    windowed = turn.context.windowed if turn is not None and turn.context else None
+    note(f"window={windowed} rewritten={rewritten}")
+    event(f"window={windowed} rewritten={rewritten}")
+    same_turn(turn, slow)
+    return turn
+
+
+def sampled_rollout(name: str, data: st.DataObject, steps: int) -> None:
+    """A rollout bridged under ``policy="sampled"``, each step from the window and from the
+    whole render (:func:`sampled_step`); the new messages are :func:`rich_follow_up`'s or,
+    for the formats whose rules carry loop flags, :func:`new_messages`' (any roles), or now and
+    then none (the next turn sampled at once)."""
+    tok = bpe.backend(name)
+    flags = isinstance(RULES[name], (FlagsRule, FinalRule))
+    variables: dict[str, Any] = {"tools": [TOOL]} if data.draw(st.booleans(), label="tools") else {}
+    messages: list[Any] = []
+    if data.draw(st.booleans(), label="system"):
+        messages.append({"role": "system", "content": data.draw(texts)})
+    messages.append({"role": "user", "content": data.draw(texts)})
+    try:
+        prompt = chatformats.start(name, messages, tokenizer=tok, now=FIXED_NOW, **variables)
+    except chatformats.ChatFormatError:
+        return
+    for _ in range(data.draw(st.integers(1, steps), label="steps")):
+        message = data.draw(rich_assistant(name.startswith("deepseek"), reasoning_key(name)),
+                            label="sampled message")
+        completion = completion_of(name, list(prompt.messages), message, prompt.variables,
+                                   cut=data.draw(st.integers(0, 5), label="cut") == 0)
+        if completion is None:
+            return
+        if data.draw(st.integers(0, 5), label="no new message") == 0:
+            new = []  # the model samples the next turn at once: the window's run is the completion
+        elif flags and data.draw(st.booleans(), label="any roles"):
+            new = data.draw(new_messages(), label="new messages")
+        else:
+            new = data.draw(rich_follow_up(message), label="new messages")
+        given_message = None if has_parser(name) else message
+        turn = sampled_step(name, prompt, completion, new, given_message)
+        if turn is None or isinstance(turn, Exception):
+            return
+        prompt = turn
+
+
+@pytest.mark.parametrize("name", WINDOWED)
+@settings(max_examples=budget.per_format(40, floor=25))
+@given(data=st.data())
+def test_the_sampled_window_is_the_full_render(name: str, data: st.DataObject) -> None:
+    """Under ``policy="sampled"``, once a turn has been rewritten the bridge answers from the
+    windows (``_Context.sampled``): at every step of a rollout of up to eight, exactly what the
+    whole conversation's render gives (text, ids, messages, appended, ``rewritten``, or ``None``,
+    or the same error)."""
+    sampled_rollout(name, data, 8)
+
+
+_R1_CALL = {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {
+    "name": "get_weather", "arguments": '{"city": "Oslo", "days": 1}'}}]}
+#: A call (its completion cut before its end-of-turn), its result, an answer and a user turn,
+#: then a second call: R1's ``ns.is_first`` for it is set by the first call, before the window's
+#: run (an anchor).
+_R1_STEPS = [(_R1_CALL, [{"role": "tool", "content": "Sunny"}], True),
+             ({"role": "assistant", "content": "Sunny"}, [{"role": "user", "content": "Sunny"}], False),
+             (_R1_CALL, [{"role": "tool", "content": "Sunny"}], False)]
+
+
+def _sampled_r1(rule: Any = None) -> list[tuple[Any, Any]]:
+    """:data:`_R1_STEPS` bridged under ``policy="sampled"`` (with ``rule`` in place of the
+    format's), each step from the window and from the whole render."""
+    name = "deepseek-r1"
+    tok = bpe.backend(name)
+    prompt = chatformats.start(name, [{"role": "user", "content": "Sunny"}], tokenizer=tok, now=FIXED_NOW)
+    if rule is not None:
+        prompt.context.rule = rule
+    out = []
+    for message, new, cut in _R1_STEPS:
+        completion = completion_of(name, list(prompt.messages), message, prompt.variables, cut=cut)
+        turn, slow = (chatformats.bridge(name, start, completion, new, tokenizer=tok, policy="sampled")
+                      for start in (prompt, full_path(prompt)))
+        out.append((turn, slow))
+        prompt = turn
+    return out
+
+
+class _NoFlagAnchors(FlagsRule):
+    """R1's rule without the anchors its flags give (``messages[0]`` only)."""
+
+    __slots__ = ()
+
+    def anchors(self, old: Any, start: int) -> tuple[int, ...]:
+        return tuple(range(min(self.head, start)))
+
+
+def test_the_sampled_window_needs_the_flag_anchors() -> None:
+    """Every step is rewritten (the cut call's end-of-turn is written as context, R1 drops the
+    reasoning markers of earlier turns); the last one is answered from the windows, as the whole
+    render answers.  The same rule without its anchors answers it differently from the windows."""
+    steps = _sampled_r1()
+    for turn, slow in steps:
+        assert turn is not None and turn.rewritten is not None
+        same_turn(turn, slow)
+    assert steps[-1][0].context.windowed
+    wrong, slow = _sampled_r1(_NoFlagAnchors(head=1, lookbehind=0, calls="key"))[-1]
+    assert wrong.context.windowed and wrong.rewritten == slow.rewritten
+    assert wrong.appended != slow.appended
+
+
+def test_a_sampled_rollout_takes_the_window() -> None:
+    """``benchmarks.rollout``'s DeepSeek-R1 rollout (every turn rewritten): from the fourth turn on
+    each one is answered from the windows (the first: the run would start at the first message;
+    the next two: the rewrite lies where the windows do not place it), and every one is what the
+    whole render gives."""
+    from benchmarks import rollout
+
+    for name in ("deepseek-r1", "deepseek-r1-2025-01"):
+        first, sampled, new = rollout.rollout(name, 8)
+        turn = chatformats.start(name, first, tools=[rollout.TOOL], now=rollout.NOW)
+        history = list(first)
+        windowed = []
+        for message, more in zip(sampled, new):
+            completion = rollout.completion_text(name, history, message)
+            fast = chatformats.bridge(name, turn, completion, more, policy="sampled")
+            same_turn(fast, chatformats.bridge(name, full_path(turn), completion, more, policy="sampled"))
+            assert fast.rewritten is not None
+            windowed.append(fast.context.windowed)
+            history += [message, *more]
+            turn = fast
+        assert windowed == [False] * 3 + [True] * 4, name
+
+
+def test_a_rewrite_in_the_windows_run_renders_whole() -> None:
+    """A Qwen3 turn sampled with a blank line after its empty think block is rewritten inside its
+    own turn (the template strips the content's leading newlines); the next turn is sampled at
+    once, so that turn is iteration ``k`` of the step after it, where the offset lies past what the
+    windows can place (``L - len(R(W_A))``): that step renders whole, and its ``rewritten`` is
+    where the empty think block, dropped once the turn is not last, departs (before the first
+    rewrite).  Taking the windows' offset there would report the first rewrite's."""
+    name = "qwen3"
+    tok = bpe.backend(name)
+    prompt = chatformats.start(name, [{"role": "user", "content": "Q1"}, {"role": "assistant", "content": "A1"},
+                                      {"role": "user", "content": "Q2"}], tokenizer=tok, now=FIXED_NOW)
+    first = chatformats.bridge(name, prompt, "<think>\n\n</think>\n\n\nHi<|im_end|>", [], tokenizer=tok,
+                               policy="sampled")
+    assert first is not None and first.rewritten is not None
+    new = [{"role": "user", "content": "Q3"}]
+    turn, slow = (chatformats.bridge(name, start, "<think>\n\n</think>\n\nOk.<|im_end|>", new, tokenizer=tok,
+                                     policy="sampled") for start in (first, full_path(first)))
+    same_turn(turn, slow)
+    assert not turn.context.windowed and turn.rewritten < first.rewritten
+    assert turn.text[turn.rewritten:].startswith("<think>")

@@ -31,6 +31,12 @@ Then ``R(B)`` starts with ``R(A) + completion`` exactly when ``R(W_B)`` starts w
 and, when the check fails or a rule cannot tell (:meth:`Rule.advance` gives ``None``), falls
 back to the full render: the window is only ever a shortcut to the same answer.
 
+The ``"sampled"`` policy reads the same two windows where the check fails or the previous
+prompt is not the render of its messages: what it appends (the closing of the completion's turn,
+then everything after it) lies in ``Y_B``, which point 2 gives, spans included; the offset it
+reports needs where ``Y`` starts, which the windows bound (``rollout._Context.sampled`` has the
+argument, and falls back to the full render where the bound does not decide).
+
 State is carried from turn to turn (in the bridge's context) and advanced over the new messages
 only, so a turn's cost does not grow with the history.  The messages are the template's own
 (transformers' conversions already applied).

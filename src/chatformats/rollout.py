@@ -31,7 +31,8 @@ turns before the last user message; a template re-serialises tool-call arguments
 - ``"sampled"``: the sampled text is kept anyway, the end of the completion's turn is written if
   the completion lacks it, and the render's text from the end of that turn on is appended; the
   :class:`Turn` says so (``rewritten``: the offset where the render first departs from what was
-  sampled).
+  sampled).  Once a turn is rewritten, the next ones are answered from the same bounded windows
+  where they can tell (:meth:`_Context.sampled`), else from the whole conversation's render.
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ class Turn(Record):
     - ``appended``: the text this turn added after the previous prompt and completion (the whole
       prompt for the first turn);
     - ``rewritten``: ``None`` when ``text`` is exactly the template's render of ``messages``
-      (with the generation prompt), else the offset where the template's render departs from it
-      (the ``"sampled"`` policy).
+      (with the generation prompt), else (the ``"sampled"`` policy) the least, over this turn
+      and the turns before it, of the offset where a turn's render first departs from the
+      previous prompt and completion it was bridged from: where this turn's render departs from
+      ``text`` or before it, and the same for every later turn of the rollout.
 
     ``text``, ``ids`` and ``messages`` of a bridged turn are the previous turn's followed by
     what this turn adds: each is joined when first read (:class:`Joined`), so that a turn costs
@@ -159,14 +162,15 @@ class _Context:
     ``messages[:count]``.  ``windowed``: whether this turn's text came from the window."""
 
     __slots__ = ("port", "calls", "messages", "count", "variables", "now", "prompted", "rule",
-                 "state", "windowed")
+                 "state", "windowed", "length")
 
     def __init__(self, port: Any, calls: Any, messages: list[Any], variables: dict[str, Any],
                  now: datetime, prompted: bool = True, rule: Any = None, state: Any = None,
-                 count: int | None = None, windowed: bool = False) -> None:
+                 count: int | None = None, windowed: bool = False, length: int | None = None) -> None:
         self.port, self.calls, self.messages, self.variables, self.now = port, calls, messages, variables, now
         self.count = len(messages) if count is None else count
         self.prompted, self.rule, self.state, self.windowed = prompted, rule, state, windowed
+        self.length = length  # len() of the template's render of the messages, when known
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _Context):
@@ -180,7 +184,7 @@ class _Context:
         """This context without its window rule: the next turn renders the whole conversation
         (the path the window must agree with; ``tests/test_bridge.py`` compares them)."""
         return _Context(self.port, self.calls, self.messages, self.variables, self.now,
-                        self.prompted, None, None, self.count)
+                        self.prompted, None, None, self.count, False, self.length)
 
     def extended(self, new: list[Any]) -> list[Any]:
         """The turn's messages followed by ``new``: the shared list, appended to in place when
@@ -205,6 +209,13 @@ class _Context:
         ones) rendered whole, and their context."""
         from . import _core
 
+        text = _core.call_port(name, self.port, self.calls, messages,
+                               self._variables(add_generation_prompt), self.now)
+        return text, self.rendered(messages, add_generation_prompt, len(text))
+
+    def rendered(self, messages: list[Any], add_generation_prompt: bool, length: int) -> _Context:
+        """The context of ``messages`` (:meth:`extended`), whose whole render (``length``
+        characters long) the caller made."""
         rule = self.rule
         state = None
         if rule is not None:  # the state after the new messages; where the rule cannot follow
@@ -212,17 +223,16 @@ class _Context:
             state = rule.advance(self.state, messages, self.count)
             if state is None:
                 state = rule.start(messages)
-        text = _core.call_port(name, self.port, self.calls, messages,
-                               self._variables(add_generation_prompt), self.now)
-        return text, _Context(self.port, self.calls, messages, self.variables, self.now,
-                              add_generation_prompt, rule if state is not None else None, state)
+        return _Context(self.port, self.calls, messages, self.variables, self.now,
+                        add_generation_prompt, rule if state is not None else None, state,
+                        None, False, length)
 
-    def window(self, name: Any, messages: list[Any], add_generation_prompt: bool,
-               completion: str) -> tuple[str, _Context] | None:
-        """What the render of ``messages`` (:meth:`extended`) writes after this turn's text
-        and ``completion``, from the render of a bounded window (:mod:`chatformats._window`),
-        and their context; ``None`` when the window cannot tell (the caller renders them
-        whole)."""
+    def _windows(self, name: Any, messages: list[Any], add_generation_prompt: bool,
+                 spans: bool) -> tuple[str, Any, int, Any] | None:
+        """The renders of the two windows (:mod:`chatformats._window`): ``R(W_A)`` of this
+        turn's messages, ``R(W_B)`` of ``messages`` (a ``Rendering`` when ``spans``), the
+        position in ``W_B`` of ``messages[self.count]`` and the state after ``messages``;
+        ``None`` when the rule cannot tell."""
         from . import _core
 
         rule = self.rule
@@ -236,18 +246,104 @@ class _Context:
         if state is None or not rule.keeps(self.state, state, n - 1):
             return None
         head = [messages[i] for i in rule.window_anchors(self.state, state, start)]
+        recorder: Any = None
+        if spans:
+            from ._spans import Recorder
+
+            recorder = Recorder()
         try:
             before = _core.call_port(name, self.port, self.calls, [*head, *messages[start:n]],
                                      self._variables(self.prompted), self.now)
             after = _core.call_port(name, self.port, self.calls, [*head, *messages[start:]],
-                                    self._variables(add_generation_prompt), self.now)
+                                    self._variables(add_generation_prompt), self.now, recorder)
         except ChatFormatError:
             return None
+        if recorder is not None:
+            from ._spans import build
+
+            return before, build(after, recorder), len(head) + n - start, state
+        return before, after, len(head) + n - start, state
+
+    def window(self, name: Any, messages: list[Any], add_generation_prompt: bool,
+               completion: str) -> tuple[str, _Context] | None:
+        """What the render of ``messages`` (:meth:`extended`) writes after this turn's text
+        and ``completion``, from the render of a bounded window (:mod:`chatformats._window`),
+        and their context; ``None`` when the window cannot tell (the caller renders them
+        whole)."""
+        windows = self._windows(name, messages, add_generation_prompt, False)
+        if windows is None:
+            return None
+        before, after, _, state = windows
         if not (after.startswith(before) and after.startswith(completion, len(before))):
             return None
+        length = None if self.length is None else self.length + len(after) - len(before)
         return after[len(before) + len(completion):], _Context(
             self.port, self.calls, messages, self.variables, self.now, add_generation_prompt,
-            rule, state, None, True)
+            self.rule, state, None, True, length)
+
+    def sampled(self, name: Any, messages: list[Any], add_generation_prompt: bool,
+                completion: str, rewritten: int | None) -> tuple[str, int, _Context] | None:
+        """The sampled policy's answer from the two windows: what :func:`bridge` appends after
+        this turn's text and ``completion`` (the closing of the completion's turn when the
+        completion lacks it, then the render from the end of that turn on), the ``rewritten``
+        offset it reports, and the context of ``messages``; ``None`` when the windows cannot
+        tell (the caller renders the whole conversation).  ``rewritten`` is this turn's
+        (``None``: its text is the render of its messages).
+
+        Why it is the whole render's answer.  With ``A`` this turn's messages (``n`` of them,
+        ``k = n - 1``), ``B = messages``, ``R(A) = X_A + Y_A``, ``R(B) = X_B + Y_B``,
+        ``R(W_A) = P + Y_A`` and ``R(W_B) = P + Y_B`` (``X_A == X_B``, ``P_A == P_B``: point 1,
+        :meth:`Rule.keeps`; the ``Y`` equal: point 2), ``x = len(X_A)``, ``p = len(P)`` and
+        ``L = len(R(A))`` (:attr:`length`, kept exact from turn to turn: ``len(R(B)) = L +
+        len(R(W_B)) - len(R(W_A))``, as the ``Y`` are the only parts that differ):
+
+        - *The appended text.*  The full path reads the render of ``B`` with spans: the end of
+          the completion's assistant range (:func:`_turn_end`: the first range ending after the
+          first character ``messages[n]`` put in the text) and the template text before it
+          (:func:`_closing`).  The completion's message is written by iteration ``n >= k`` only:
+          the iterations before ``k`` and the pre-pass read nothing of the new messages (point
+          1), so ``X_B`` holds no span of it, and an assistant range lies within one iteration.
+          An iteration's spans, like its text, are a function of what it reads (its values and
+          their paths, ``messages[j]`` in ``B`` being ``messages[j - s + a]`` in ``W_B``, ``a``
+          anchors and ``s`` the run's start), so ``Y_B``'s spans and ranges are ``Y'_B``'s moved
+          by ``x - p``: the window gives the same closing and the same text after the end of
+          the turn (``R(W_B)[end - x + p:] == R(B)[end:]``).
+        - *The offset.*  The full path reports ``min(d, r)`` with ``d`` the first offset where
+          ``R(B)`` departs from the sampled ``T_A + completion`` (``T_A``: this turn's text; the
+          length of the shorter when neither departs) and ``r`` this turn's offset (none: ``d``).
+          Each offset so reported is at most where its turn's text departs from its render
+          (``d`` is, as ``T_A + completion`` is a prefix of the new text): so ``T_A[:r] ==
+          R(A)[:r]``.  When ``r`` is ``None``, ``T_A == R(A) = X_A + Y_A`` and ``d = x +
+          diff(Y_A + completion, Y_B) = (x - p) + diff(R(W_A) + completion, R(W_B))``, with ``x
+          - p = L - len(R(W_A))``: exact from the windows.  When ``r < L - len(R(W_A))`` (which
+          is ``x - p <= x``): ``R(B)[:r] == X_B[:r] == X_A[:r] == R(A)[:r] == T_A[:r]``, so ``d
+          >= r`` and the offset is ``r``.  Otherwise (``r`` may lie at or after iteration ``k``,
+          where the windows do not place it): ``None``, the full render decides.
+        """
+        if self.length is None:
+            return None
+        windows = self._windows(name, messages, add_generation_prompt, True)
+        if windows is None:
+            return None
+        before, rendering, index, state = windows
+        after = rendering.text
+        below = self.length - len(before)  # x - p: a lower bound of where iteration k starts
+        if rewritten is None:
+            sampled = before + completion
+            if after.startswith(sampled):  # the template keeps it: not this policy's case
+                return None
+            rewritten = below + next((i for i, (a, b) in enumerate(zip(sampled, after)) if a != b),
+                                     min(len(sampled), len(after)))
+        elif not rewritten < below:
+            return None
+        end = _turn_end(rendering, index)
+        if end is None:  # the full render decides (and answers None there too)
+            return None
+        closing = _closing(rendering, index, end)
+        appended = ("" if completion.endswith(closing) else closing) + after[end:]
+        return appended, rewritten, _Context(
+            self.port, self.calls, messages, self.variables, self.now, add_generation_prompt,
+            self.rule, state, None, True, self.length + len(after) - len(before))
 
 
 def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: str) -> _Context | None:
@@ -278,7 +374,7 @@ def _context(name: Any, messages: list[Any], variables: dict[str, Any], text: st
         rule = _window.rule(name)
         state = rule.start(converted) if rule is not None else None
         context = _Context(port, calls, converted, template, variables["now"], True,
-                           rule if state is not None else None, state)
+                           rule if state is not None else None, state, None, False, len(text))
         if _core.call_port(name, port, calls, context.messages, template, context.now) != text:
             return None
     except ChatFormatError:
@@ -348,12 +444,14 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
             return None
         message = _read_back(name, message)
     new = (message, *new_messages)
-    if policy == "template" or prompt.rewritten is None:
-        context = prompt.context
-        if context is not None:
-            from .pipeline import _conversation
+    context = prompt.context
+    messages: list[Any] = []
+    if context is not None:
+        from .pipeline import _conversation
 
-            messages = context.extended(_conversation(new))
+        messages = context.extended(_conversation(new))
+    if policy == "template" or prompt.rewritten is None:
+        if context is not None:
             # the window's argument takes prompt.text to be the render of its messages
             windowed = context.window(name, messages, add_generation_prompt, text) \
                 if prompt.rewritten is None else None
@@ -361,6 +459,12 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
                 appended, context = windowed
                 return _turn(appended, text, prompt, completion_ids, enc, new, variables,
                              prompt.rewritten, context)
+            if policy == "sampled":  # the template rewrites what was sampled, or cannot tell
+                answer = context.sampled(name, messages, add_generation_prompt, text, None)
+                if answer is not None:
+                    appended, rewritten, context = answer
+                    return _turn(appended, text, prompt, completion_ids, enc, new, variables,
+                                 rewritten, context)
             sampled = prompt.text + text
             full, context = context.render(name, messages, add_generation_prompt)
         else:
@@ -372,6 +476,12 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
                          variables, prompt.rewritten, context, full)
         if policy == "template":
             return None
+    elif context is not None:  # rewritten before: the windows, where they can tell
+        answer = context.sampled(name, messages, add_generation_prompt, text, prompt.rewritten)
+        if answer is not None:
+            appended, rewritten, context = answer
+            return _turn(appended, text, prompt, completion_ids, enc, new, variables,
+                         rewritten, context)
     sampled = prompt.text + text
     history = [*prompt.messages, *new]
     rendering = apply_chat_template_spans(name, history, add_generation_prompt=add_generation_prompt,
@@ -387,7 +497,9 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
                      min(len(sampled), len(full)))
     if prompt.rewritten is not None:
         rewritten = min(rewritten, prompt.rewritten)
-    return _turn(appended, text, prompt, completion_ids, enc, new, variables, rewritten, None)
+    if prompt.context is not None:  # the context of the conversation rendered here
+        context = prompt.context.rendered(messages, add_generation_prompt, len(full))
+    return _turn(appended, text, prompt, completion_ids, enc, new, variables, rewritten, context)
 
 
 def _read_back(name: Any, message: Any) -> Any:
