@@ -332,15 +332,12 @@ class _Context:
             sampled = before + completion
             if after.startswith(sampled):  # the template keeps it: not this policy's case
                 return None
-            rewritten = below + next((i for i, (a, b) in enumerate(zip(sampled, after)) if a != b),
-                                     min(len(sampled), len(after)))
+            rewritten = below + _departure(sampled, after)
         elif not rewritten < below:
             return None
-        end = _turn_end(rendering, index)
-        if end is None:  # the full render decides (and answers None there too)
+        appended = _appended(rendering, index, completion)
+        if appended is None:  # the full render decides (and answers None there too)
             return None
-        closing = _closing(rendering, index, end)
-        appended = ("" if completion.endswith(closing) else closing) + after[end:]
         return appended, rewritten, _Context(
             self.port, self.calls, messages, self.variables, self.now, add_generation_prompt,
             self.rule, state, None, True, self.length + len(after) - len(before))
@@ -450,25 +447,25 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
         from .pipeline import _conversation
 
         messages = context.extended(_conversation(new))
+    if context is not None and prompt.rewritten is None:
+        # the window's argument takes prompt.text to be the render of its messages
+        windowed = context.window(name, messages, add_generation_prompt, text)
+        if windowed is not None:
+            appended, context = windowed
+            return _turn(appended, text, prompt, completion_ids, enc, new, variables, None, context)
+    if policy == "sampled" and context is not None:
+        # the template rewrites what was sampled (or rewrote it before), or the window cannot
+        # tell: the windows of the sampled policy, where they can tell
+        answer = context.sampled(name, messages, add_generation_prompt, text, prompt.rewritten)
+        if answer is not None:
+            appended, rewritten, context = answer
+            return _turn(appended, text, prompt, completion_ids, enc, new, variables,
+                         rewritten, context)
+    sampled = prompt.text + text
     if policy == "template" or prompt.rewritten is None:
         if context is not None:
-            # the window's argument takes prompt.text to be the render of its messages
-            windowed = context.window(name, messages, add_generation_prompt, text) \
-                if prompt.rewritten is None else None
-            if windowed is not None:
-                appended, context = windowed
-                return _turn(appended, text, prompt, completion_ids, enc, new, variables,
-                             prompt.rewritten, context)
-            if policy == "sampled":  # the template rewrites what was sampled, or cannot tell
-                answer = context.sampled(name, messages, add_generation_prompt, text, None)
-                if answer is not None:
-                    appended, rewritten, context = answer
-                    return _turn(appended, text, prompt, completion_ids, enc, new, variables,
-                                 rewritten, context)
-            sampled = prompt.text + text
             full, context = context.render(name, messages, add_generation_prompt)
         else:
-            sampled = prompt.text + text
             full = apply_chat_template(name, [*prompt.messages, *new],
                                        add_generation_prompt=add_generation_prompt, **variables)
         if full.startswith(sampled):
@@ -476,30 +473,19 @@ def bridge(name: Any, prompt: Turn, completion: Any, new_messages: Any, *, token
                          variables, prompt.rewritten, context, full)
         if policy == "template":
             return None
-    elif context is not None:  # rewritten before: the windows, where they can tell
-        answer = context.sampled(name, messages, add_generation_prompt, text, prompt.rewritten)
-        if answer is not None:
-            appended, rewritten, context = answer
-            return _turn(appended, text, prompt, completion_ids, enc, new, variables,
-                         rewritten, context)
-    sampled = prompt.text + text
     history = [*prompt.messages, *new]
     rendering = apply_chat_template_spans(name, history, add_generation_prompt=add_generation_prompt,
                                           **variables)
     full = rendering.text
-    index = len(prompt.messages)
-    end = _turn_end(rendering, index)
-    if end is None:  # the template does not render the completion's turn: nothing to extend
+    extension = _appended(rendering, len(prompt.messages), text)
+    if extension is None:  # the template does not render the completion's turn: nothing to extend
         return None
-    closing = _closing(rendering, index, end)
-    appended = ("" if text.endswith(closing) else closing) + full[end:]
-    rewritten = next((i for i, (a, b) in enumerate(zip(sampled, full)) if a != b),
-                     min(len(sampled), len(full)))
+    rewritten = _departure(sampled, full)
     if prompt.rewritten is not None:
         rewritten = min(rewritten, prompt.rewritten)
     if prompt.context is not None:  # the context of the conversation rendered here
         context = prompt.context.rendered(messages, add_generation_prompt, len(full))
-    return _turn(appended, text, prompt, completion_ids, enc, new, variables, rewritten, context)
+    return _turn(extension, text, prompt, completion_ids, enc, new, variables, rewritten, context)
 
 
 def _read_back(name: Any, message: Any) -> Any:
@@ -536,6 +522,24 @@ def _of_message(source: str | None, prefix: str) -> bool:
     """Whether the input path ``source`` lies in the message whose path is ``prefix``
     (``messages[3]``): the path is that prefix, or it followed by a field (``messages[3].content``)."""
     return source is not None and source.startswith(prefix)
+
+
+def _departure(a: str, b: str) -> int:
+    """The first offset where ``a`` and ``b`` differ (the shorter one's length where neither
+    departs from the other)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def _appended(rendering: Any, index: int, completion: str) -> str | None:
+    """What the sampled policy appends after ``completion``, message ``index`` of the
+    ``rendering`` (with spans): the closing of its turn where the completion lacks it, then the
+    render from the end of that turn on; ``None`` when the template does not render its turn."""
+    end = _turn_end(rendering, index)
+    if end is None:
+        return None
+    closing = _closing(rendering, index, end)
+    text: str = rendering.text
+    return ("" if completion.endswith(closing) else closing) + text[end:]
 
 
 def _turn_end(rendering: Any, index: int) -> int | None:
@@ -666,7 +670,7 @@ def why_not_prefix(earlier: Any, later: str) -> str | None:
     text = earlier.text
     if later.startswith(text):
         return None
-    at = next((i for i, (a, b) in enumerate(zip(text, later)) if a != b), min(len(text), len(later)))
+    at = _departure(text, later)
     source = next((span.source for span in earlier.spans if span.start <= at < span.end), None)
     what = "template text" if source is None else source
     return (f"at offset {at} the earlier render has {text[at:at + 24]!r} ({what}), "
