@@ -265,6 +265,20 @@ def rich_follow_up(draw: st.DrawFn, message: dict[str, Any]) -> list[dict[str, A
     return draw(follow_up(message))
 
 
+def first_prompt(name: str, data: st.DataObject, tok: Any) -> tuple[Any, dict[str, Any]] | None:
+    """A rollout's first turn, drawn, and the variables it was started with: the tool or none,
+    a system message or none, then a user message (``None`` where the template refuses it)."""
+    variables: dict[str, Any] = {"tools": [TOOL]} if data.draw(st.booleans(), label="tools") else {}
+    messages: list[Any] = []
+    if data.draw(st.booleans(), label="system"):
+        messages.append({"role": "system", "content": data.draw(texts)})
+    messages.append({"role": "user", "content": data.draw(texts)})
+    try:
+        return chatformats.start(name, messages, tokenizer=tok, now=FIXED_NOW, **variables), variables
+    except chatformats.ChatFormatError:
+        return None
+
+
 @pytest.mark.parametrize("name", FORMATS)
 @settings(max_examples=budget.per_format(40, floor=25))
 @given(data=st.data())
@@ -272,15 +286,10 @@ def test_window_is_the_full_render(name: str, data: st.DataObject) -> None:
     """Law 4 on rollouts of up to eight steps; where the bridge answers ``None`` the rollout goes
     on from :func:`chatformats.start` of the whole conversation (a window state built at once)."""
     tok = bpe.backend(name)
-    variables: dict[str, Any] = {"tools": [TOOL]} if data.draw(st.booleans(), label="tools") else {}
-    messages: list[Any] = []
-    if data.draw(st.booleans(), label="system"):
-        messages.append({"role": "system", "content": data.draw(texts)})
-    messages.append({"role": "user", "content": data.draw(texts)})
-    try:
-        prompt = chatformats.start(name, messages, tokenizer=tok, now=FIXED_NOW, **variables)
-    except chatformats.ChatFormatError:
+    first = first_prompt(name, data, tok)
+    if first is None:
         return
+    prompt, variables = first
     for _ in range(data.draw(st.integers(1, 8), label="steps")):
         message = data.draw(rich_assistant(name.startswith("deepseek"), reasoning_key(name)),
                             label="sampled message")

@@ -37,8 +37,8 @@ from chatformats._window import RULES, FinalRule, FlagsRule, ResetFlagsRule, Too
 
 from . import bpe, budget
 from .oracle import FIXED_NOW
-from .test_bridge import (TOOL, completion_of, full_path, has_parser, read_back, reasoning_key,
-                          rich_assistant, rich_follow_up, same_turn, texts)
+from .test_bridge import (TOOL, completion_of, first_prompt, full_path, has_parser, read_back,
+                          reasoning_key, rich_assistant, rich_follow_up, same_turn, texts)
 
 FLAG_FORMATS = sorted(name for name, rule in RULES.items() if isinstance(rule, (FlagsRule, FinalRule)))
 PER_FORMAT = budget.per_format(150)
@@ -58,15 +58,16 @@ def new_messages(draw: st.DrawFn) -> list[dict[str, Any]]:
     return [message_of(draw) for _ in range(draw(st.integers(1, 3)))]
 
 
-def step(name: str, prompt: Any, completion: str, new: list[Any], given_message: Any) -> Any:
-    """The bridge's answer from the window and from the whole render (each an answer or the
-    error), checked equal; the window's."""
+def step(name: str, prompt: Any, completion: str, new: list[Any], given_message: Any,
+         policy: str = "template") -> Any:
+    """The bridge's answer under ``policy`` from the window and from the whole render (each an
+    answer or the error), checked equal; the window's."""
     tok = bpe.backend(name)
     outcomes = []
     for start in (prompt, full_path(prompt)):
         try:
             outcomes.append(chatformats.bridge(name, start, completion, new, tokenizer=tok,
-                                               message=given_message))
+                                               message=given_message, policy=policy))
         except chatformats.ChatFormatError as exc:
             outcomes.append(exc)
     turn, slow = outcomes
@@ -74,8 +75,11 @@ def step(name: str, prompt: Any, completion: str, new: list[Any], given_message:
         assert (type(turn), str(turn)) == (type(slow), str(slow))
         return turn
     windowed = turn.context.windowed if turn is not None and turn.context else None
-    note(f"window={windowed}")
-    event(f"window={windowed}")
+    said = f"window={windowed}"
+    if policy == "sampled":
+        said += f" rewritten={turn is not None and turn.rewritten is not None}"
+    note(said)
+    event(said)
     same_turn(turn, slow)
     return turn
 
@@ -410,44 +414,17 @@ def test_a_solar_turn_that_reasons_extends_its_prompt() -> None:
 WINDOWED = sorted(RULES)
 
 
-def sampled_step(name: str, prompt: Any, completion: str, new: list[Any], given_message: Any) -> Any:
-    """:func:`step` under ``policy="sampled"``."""
-    tok = bpe.backend(name)
-    outcomes = []
-    for start in (prompt, full_path(prompt)):
-        try:
-            outcomes.append(chatformats.bridge(name, start, completion, new, tokenizer=tok,
-                                               message=given_message, policy="sampled"))
-        except chatformats.ChatFormatError as exc:
-            outcomes.append(exc)
-    turn, slow = outcomes
-    if isinstance(turn, Exception) or isinstance(slow, Exception):
-        assert (type(turn), str(turn)) == (type(slow), str(slow))
-        return turn
-    rewritten = turn is not None and turn.rewritten is not None
-    windowed = turn.context.windowed if turn is not None and turn.context else None
-    note(f"window={windowed} rewritten={rewritten}")
-    event(f"window={windowed} rewritten={rewritten}")
-    same_turn(turn, slow)
-    return turn
-
-
 def sampled_rollout(name: str, data: st.DataObject, steps: int) -> None:
     """A rollout bridged under ``policy="sampled"``, each step from the window and from the
-    whole render (:func:`sampled_step`); the new messages are :func:`rich_follow_up`'s or,
+    whole render (:func:`step` with ``policy="sampled"``); the new messages are :func:`rich_follow_up`'s or,
     for the formats whose rules carry loop flags, :func:`new_messages`' (any roles), or now and
     then none (the next turn sampled at once)."""
     tok = bpe.backend(name)
     flags = isinstance(RULES[name], (FlagsRule, FinalRule))
-    variables: dict[str, Any] = {"tools": [TOOL]} if data.draw(st.booleans(), label="tools") else {}
-    messages: list[Any] = []
-    if data.draw(st.booleans(), label="system"):
-        messages.append({"role": "system", "content": data.draw(texts)})
-    messages.append({"role": "user", "content": data.draw(texts)})
-    try:
-        prompt = chatformats.start(name, messages, tokenizer=tok, now=FIXED_NOW, **variables)
-    except chatformats.ChatFormatError:
+    first = first_prompt(name, data, tok)
+    if first is None:
         return
+    prompt = first[0]
     for _ in range(data.draw(st.integers(1, steps), label="steps")):
         message = data.draw(rich_assistant(name.startswith("deepseek"), reasoning_key(name)),
                             label="sampled message")
@@ -462,7 +439,7 @@ def sampled_rollout(name: str, data: st.DataObject, steps: int) -> None:
         else:
             new = data.draw(rich_follow_up(message), label="new messages")
         given_message = None if has_parser(name) else message
-        turn = sampled_step(name, prompt, completion, new, given_message)
+        turn = step(name, prompt, completion, new, given_message, policy="sampled")
         if turn is None or isinstance(turn, Exception):
             return
         prompt = turn
