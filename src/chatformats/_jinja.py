@@ -30,6 +30,7 @@ __all__ = [
     "MISSING",
     "Missing",
     "attr",
+    "by_json",
     "item",
     "to_str",
     "trim",
@@ -372,6 +373,29 @@ def _json_float(value: float) -> str:
     if value == -_INF:
         return "-Infinity"
     return float.__repr__(value)
+
+
+def by_json(cache: dict[str, str], value: Any, render: Callable[[Any], str], size: int,
+            longest: int) -> str:
+    """``render(value)``, kept in ``cache`` keyed by ``value``'s compact JSON (:func:`tojson`):
+    exact where the text is a function of the compact JSON, as an indented dump is (the same
+    tokens, other whitespace).  A server sends the same tools with every request, so a port's
+    tool block renders from the cache where ``tojson(indent=...)`` (no C encoder below Python
+    3.13) would be its slowest part.  A value with no JSON (cyclic, too deep, not JSON-like) is
+    rendered as it is, with ``render``'s own failure.  Bounded: keys of at most ``longest``
+    characters, at most ``size`` of them; full, the cache is emptied."""
+    try:
+        key = tojson(value)
+    except ChatFormatError:
+        return render(value)
+    text = cache.get(key)
+    if text is None:
+        text = render(value)
+        if len(key) <= longest:
+            if len(cache) >= size:
+                cache.clear()
+            cache[key] = text
+    return text
 
 
 def tojson_indented(value: Any, indent: int) -> str:

@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 from .._jinja import (
     MISSING,
     attr,
+    by_json,
     concat_error,
     contains,
     is_iterable,
@@ -51,7 +52,7 @@ from .._jinja import (
     trim,
 )
 from .._spans import Recorder
-from ..errors import ChatFormatError, TemplateError
+from ..errors import TemplateError
 
 SYSTEM_HEAD = "<|start_header_id|>system<|end_header_id|>\n\n"  # L24
 ENVIRONMENT = "Environment: ipython\n"  # L26
@@ -101,32 +102,22 @@ def tools_json(extend: Extend, tools: Any, variables: Mapping[str, Any], spans: 
         extend((_tool_json(t), "\n\n"))
 
 
-# Each tool's indented JSON, keyed by its compact JSON (the C encoder's, several times faster
-# than an indented dump): the indented text is a function of the compact one (the same tokens,
-# other whitespace), so the key is exact.  A server sends the same tools with every request, and
-# the rollout bridge renders the first user message (which holds them) twice a turn.  Bounded:
-# at most _TOOL_JSON_SIZE entries of up to _TOOL_JSON_KEY characters; full, it is emptied.
+# Each tool's indented JSON, keyed by its compact JSON (_jinja.by_json): the rollout bridge
+# renders the first user message (which holds the tools) twice a turn.
 _TOOL_JSON: dict[str, str] = {}
 _TOOL_JSON_SIZE = 64
 _TOOL_JSON_KEY = 1 << 14
 
 
+def _indented(tool: Any) -> str:
+    return tojson_indented(tool, 4)
+
+
 def _tool_json(tool: Any) -> str:
     """``tool|tojson(indent=4)``, from the cache when the same tool was rendered before."""
     if type(tool) is not dict:
-        return tojson_indented(tool, 4)
-    try:
-        key = tojson(tool)
-    except ChatFormatError:  # cyclic, too deep or not JSON: the indented dump's own failure
-        return tojson_indented(tool, 4)
-    text = _TOOL_JSON.get(key)
-    if text is None:
-        text = tojson_indented(tool, 4)
-        if len(key) <= _TOOL_JSON_KEY:
-            if len(_TOOL_JSON) >= _TOOL_JSON_SIZE:
-                _TOOL_JSON.clear()
-            _TOOL_JSON[key] = text
-    return text
+        return _indented(tool)
+    return by_json(_TOOL_JSON, tool, _indented, _TOOL_JSON_SIZE, _TOOL_JSON_KEY)
 
 
 def first_user_tools(extend: Extend, messages: Sequence[Any], offset: int, tools: Any,

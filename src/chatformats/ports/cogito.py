@@ -18,10 +18,11 @@ from datetime import datetime
 from itertools import islice
 from typing import Any, Mapping, Sequence
 
-from .._jinja import MISSING, concat_error, item, iterate, to_str, tojson, tojson_indented, trim
+from .._jinja import (MISSING, by_json, concat_error, item, iterate, to_str, tojson, tojson_indented,
+                      trim)
 from .._record import Record, setters
 from .._spans import Recorder
-from ..errors import ChatFormatError, TemplateTypeError
+from ..errors import TemplateTypeError
 
 # The string literals, newlines as the template holds them.
 _THINKING = "Enable deep thinking subroutine."  # L18, L22
@@ -306,12 +307,9 @@ def _for_tools(tools: Any, spans: Recorder | None = None) -> str:
     return "" if spans is not None else "".join(out)
 
 
-# Rendered tool lists, keyed by the list's compact JSON. ``tojson(indent=4)`` is the slowest
-# part of a short tool conversation (no C encoder does indents below Python 3.13), and a server
-# sends the same tools with every request: the benchmark's tool_agent workload (five tools) renders
-# about twice as fast with the cache.  The indented text is a function of the compact
-# JSON (the same tokens with other whitespace), so the key is exact.  Bounded: at most
-# _TOOLS_CACHE_SIZE entries of lists up to _TOOLS_CACHE_KEY chars of JSON; full, it is emptied.
+# Rendered tool lists, keyed by the list's compact JSON (_jinja.by_json): ``tojson(indent=4)``
+# is the slowest part of a short tool conversation, and the benchmark's tool_agent workload
+# (five tools) renders about twice as fast with the cache.
 _TOOLS_CACHE: dict[str, str] = {}
 _TOOLS_CACHE_SIZE = 32
 _TOOLS_CACHE_KEY = 1 << 15
@@ -321,18 +319,7 @@ def _tools_block(tools: Any) -> str:
     """L39-44 for a list of tools, from the cache when the same tools were rendered before."""
     if type(tools) is not list:
         return _for_tools(tools)
-    try:
-        key = tojson(tools)
-    except ChatFormatError:  # cyclic or too deep: the loop raises the template's own failure
-        return _for_tools(tools)
-    block = _TOOLS_CACHE.get(key)
-    if block is None:
-        block = _for_tools(tools)
-        if len(key) <= _TOOLS_CACHE_KEY:
-            if len(_TOOLS_CACHE) >= _TOOLS_CACHE_SIZE:
-                _TOOLS_CACHE.clear()
-            _TOOLS_CACHE[key] = block
-    return block
+    return by_json(_TOOLS_CACHE, tools, _for_tools, _TOOLS_CACHE_SIZE, _TOOLS_CACHE_KEY)
 
 
 def _calls(tool_calls: Any, index: int) -> Any:
