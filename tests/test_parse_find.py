@@ -54,8 +54,9 @@ def test_closer_only_where_it_ends_every_marker() -> None:
 
 def _held_by_slices(buf: str, pos: int, st: object) -> int:
     """Rule 3 as stated: the longest tail of ``buf[pos:]`` that is a proper prefix of a marker."""
+    partials = {lit[:k] for lit, _, _ in st.markers for k in range(1, len(lit))}  # type: ignore[attr-defined]
     for k in range(min(st.longest - 1, len(buf) - pos), 0, -1):  # type: ignore[attr-defined]
-        if buf[-k:] in st.partials:  # type: ignore[attr-defined]
+        if buf[-k:] in partials:
             return k
     return 0
 

@@ -100,7 +100,7 @@ class State:
     """One state of a format's scanner (see the module docstring)."""
 
     __slots__ = ("name", "region", "markers", "leads", "lead_miss", "lead_space", "value", "eager",
-                 "stray", "what", "notes", "pattern", "patterns", "closers", "table", "partials",
+                 "stray", "what", "notes", "pattern", "patterns", "closers", "table",
                  "longest", "tail")
 
     def __init__(self, name: str, region: str | None, *, markers: tuple[tuple[str, str, bool], ...] = (),
@@ -133,8 +133,6 @@ class State:
         if self.pattern is not None and not self.patterns:
             self.closers[self.pattern] = _closer(literals)
         self.table = {m[0]: (m[1], m[2]) for m in markers}
-        # Every proper prefix of a marker: what a chunk may end with and still become one.
-        self.partials = frozenset(s[:k] for s in literals for k in range(1, len(s)))
         self.longest = max((len(s) for s in literals), default=0)
         self.tail = _tail_pattern(literals)
 
